@@ -1,0 +1,227 @@
+"""The engine: one compiled loop for every algorithm (see :mod:`fedcomp.engine.loop`).
+
+:func:`simulate` validates the inputs, builds (or loads from the disk cache) the compiled module of
+the (algorithm, problem) pair, runs it and returns a :class:`SimulationResult`. Compile time is
+measured apart (``compile_seconds``) and never counted in ``run_seconds``.
+:func:`simulate_many` runs many seeds of one configuration in one call, in parallel threads
+(numba ``prange``); each seed's result is bit-identical to :func:`simulate` with that seed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fedcomp import _validate as V
+from fedcomp import rng as _rng
+from fedcomp.algorithms import get as _get_algorithm
+from fedcomp.engine import build as _build
+from fedcomp.problems.base import Problem
+
+METRICS = ("grad_norm_sq", "value", "consensus", "inner_error")
+
+
+@dataclass
+class SimulationResult:
+    """One run. Arrays are indexed by recorded iteration (``t``); see CONTRACT.md.
+
+    ``diverged_at`` is None, or the iteration at which an iterate became non-finite; the recorded
+    arrays then stop at the last finite record and ``x_bar`` is the last finite average.
+    """
+    algorithm: str
+    x_bar: np.ndarray
+    t: np.ndarray
+    grad_norm_sq: np.ndarray
+    value: np.ndarray
+    consensus: np.ndarray
+    inner_error: np.ndarray
+    rounds: int
+    floats_sent: int
+    floats_by_variable: dict
+    diverged_at: int | None
+    config: dict
+    seed: int
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+
+    @property
+    def diverged(self) -> bool:
+        return self.diverged_at is not None
+
+    def to_frame(self):
+        """Tidy table: one row per recorded iteration with the run's configuration."""
+        import pandas as pd
+        df = pd.DataFrame({"t": self.t, **{m: getattr(self, m) for m in METRICS}})
+        for key, val in self.config.items():
+            df[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
+        df["seed"] = self.seed
+        df["rounds_total"] = self.rounds
+        df["floats_sent_total"] = self.floats_sent
+        df["diverged_at"] = -1 if self.diverged_at is None else self.diverged_at
+        return df
+
+    def summary(self) -> str:
+        status = f"diverged at t={self.diverged_at}" if self.diverged else "finite"
+        last = self.grad_norm_sq[-1] if len(self.grad_norm_sq) else float("nan")
+        return (f"{self.algorithm}: T={self.config['iterations']} I={self.config['local_steps']} "
+                f"||grad Phi||^2={last:.3e} rounds={self.rounds} floats={self.floats_sent} "
+                f"({status})")
+
+
+@dataclass
+class BatchResult:
+    """Many seeds of one configuration (from :func:`simulate_many`)."""
+    runs: list[SimulationResult]
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+    seeds: list[int] = field(default_factory=list)
+
+    def __len__(self):
+        return len(self.runs)
+
+    def __iter__(self):
+        return iter(self.runs)
+
+    def __getitem__(self, i):
+        return self.runs[i]
+
+    def stacked(self, metric: str = "grad_norm_sq") -> np.ndarray:
+        """(n_seeds, n_records) array; raises if any run diverged (records then differ)."""
+        div = [r.seed for r in self.runs if r.diverged]
+        if div:
+            raise ValueError(f"runs with seeds {div} diverged; inspect them one by one")
+        return np.stack([getattr(r, metric) for r in self.runs])
+
+
+def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
+             record_every, hyper):
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a fedcomp.problems.Problem, got {type(problem).__name__}")
+    alg = _get_algorithm(algorithm)
+    T = V.positive_int("iterations", iterations)
+    I = V.positive_int("local_steps", local_steps)
+    if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
+        raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {alg.name!r} "
+                         f"(got {I})")
+    rec = V.positive_int("record_every", record_every)
+    eta_v = V.real_in("eta", eta, 0.0)
+    if not isinstance(stochastic, (bool, np.bool_)):
+        raise ValueError(f"stochastic must be True or False, got {stochastic!r}")
+    unknown = sorted(set(hyper) - set(alg.hyper_names()))
+    if unknown:
+        acc = ", ".join(f"{h.name} in {h.range_text()}" for h in alg.hyper) or "none"
+        raise ValueError(f"unknown hyperparameter(s) {unknown} for {alg.name!r}; "
+                         f"it accepts: {acc}")
+    values = [eta_v]
+    resolved = {}
+    for h in alg.hyper:
+        if h.name in hyper:
+            v = h.check(hyper[h.name])
+        elif h.default is not None:
+            v = h.default
+        else:
+            raise ValueError(f"missing hyperparameter {h.name} for {alg.name!r}: "
+                             f"give {h.name}= a value in {h.range_text()}")
+        values.append(v)
+        resolved[h.name] = v
+    if problem.structure not in alg.structures:
+        raise ValueError(f"algorithm {alg.name!r} solves {', '.join(alg.structures)} problems; "
+                         f"{type(problem).__name__} is {problem.structure}")
+    missing = [n for n in alg.requires if n not in problem.provides()]
+    if missing:
+        raise ValueError(f"algorithm {alg.name!r} needs oracles {missing} that "
+                         f"{type(problem).__name__} does not provide")
+    d, dg, K = problem.dim, problem.inner_dim, problem.num_clients
+    if x0 is None:
+        x0a = np.zeros(d)
+    else:
+        x0a = V.finite_array("x0", x0, shape=(d,))
+    nz, nw, ns = alg.sizes(d, dg)
+    config = {"algorithm": alg.name, "iterations": T, "eta": eta_v, "local_steps": I,
+              "stochastic": bool(stochastic), "record_every": rec, **resolved,
+              **problem.describe()}
+    args_tail = (T, I, not bool(stochastic), rec, x0a, K, dg, max(nz, 1), max(nw, 1),
+                 max(ns, 1), len(alg.ledger_slots), alg.n_phases, alg.tracks_inner)
+    return alg, np.array(values, dtype=np.float64), args_tail, config
+
+
+def _result(alg, config, seed, xb, rt, rc, lg, dv, nr, compile_s, run_s):
+    nr = int(nr)
+    floats = {name: int(lg[1 + i]) for i, name in enumerate(alg.ledger_slots)}
+    return SimulationResult(
+        algorithm=alg.name, x_bar=np.array(xb), t=np.array(rt[:nr]),
+        grad_norm_sq=np.array(rc[:nr, 0]), value=np.array(rc[:nr, 1]),
+        consensus=np.array(rc[:nr, 2]), inner_error=np.array(rc[:nr, 3]),
+        rounds=int(lg[0]), floats_sent=int(sum(floats.values())), floats_by_variable=floats,
+        diverged_at=None if int(dv) < 0 else int(dv), config=dict(config), seed=int(seed),
+        compile_seconds=compile_s, run_seconds=run_s)
+
+
+def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=None, seed=0,
+             stochastic=True, record_every=1, **hyper) -> SimulationResult:
+    """Run `algorithm` on `problem` (see CONTRACT.md for every parameter).
+
+    Parameters
+    ----------
+    problem : fedcomp.problems.Problem
+    algorithm : str
+        A name from :func:`fedcomp.algorithms.names`.
+    iterations : int >= 1
+        T, local iterations per client.
+    eta : float > 0
+        Client step size.
+    local_steps : int >= 1
+        I: iterations between synchronisations of the model.
+    x0 : array (d,), optional
+        Initial model (default zeros).
+    seed : int >= 0
+        Same seed and inputs give bit-identical results.
+    stochastic : bool
+        False: exact oracles.
+    record_every : int >= 1
+        Record the exact metrics every this many iterations (and after the last).
+    **hyper
+        The algorithm's hyperparameters (``fedcomp.algorithms.get(name).hyper``).
+
+    Returns
+    -------
+    SimulationResult
+    """
+    seed = V.seed_value("seed", seed)
+    alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
+                                      [seed], stochastic, record_every, hyper)
+    t0 = time.perf_counter()
+    mod = _build.kernel_module(alg, problem.kernels)
+    args = (problem.data, hyp, _rng.base_key(seed), *tail)
+    _build.warm(mod, False, args)
+    compile_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    out = mod.run_one(*args)
+    run_s = time.perf_counter() - t1
+    return _result(alg, config, seed, *out, compile_s, run_s)
+
+
+def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01, local_steps=1,
+                  x0=None, stochastic=True, record_every=1, **hyper) -> BatchResult:
+    """Run one configuration for every seed in `seeds`, in parallel threads (numba prange).
+
+    Each run equals ``simulate(..., seed=s)`` bit for bit.
+    """
+    seed_list = [V.seed_value("seeds", s) for s in seeds]
+    if not seed_list:
+        raise ValueError("seeds must contain at least one non-negative integer")
+    alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
+                                      seed_list, stochastic, record_every, hyper)
+    t0 = time.perf_counter()
+    mod = _build.kernel_module(alg, problem.kernels)
+    bases = np.array([_rng.base_key(s) for s in seed_list], dtype=np.uint64)
+    args = (problem.data, hyp, bases, *tail)
+    _build.warm(mod, True, args)
+    compile_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    XB, RT, RC, LG, DV, NR = mod.run_many(*args)
+    run_s = time.perf_counter() - t1
+    runs = [_result(alg, config, s, XB[i], RT[i], RC[i], LG[i], DV[i], NR[i], 0.0, 0.0)
+            for i, s in enumerate(seed_list)]
+    return BatchResult(runs=runs, compile_seconds=compile_s, run_seconds=run_s, seeds=seed_list)

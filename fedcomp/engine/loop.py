@@ -1,0 +1,115 @@
+"""The one loop. These plain functions are pasted into each generated kernel module
+(:mod:`fedcomp.engine.build`), where ``init_step``, ``client_step``, ``sync_step`` and the
+problem's kernels are module globals; they are never called from here.
+
+Recorded metrics (columns of ``rec``): 0 ||grad Phi(xbar)||^2, 1 Phi(xbar), 2 consensus error
+(1/K) sum_k ||x_k - xbar||^2, 3 inner-estimate error ||ybar - g(xbar)|| (NaN when the algorithm
+keeps no inner estimate). Row r is taken after rec_t[r] iterations (rec_t[0] = 0).
+"""
+import numpy as np
+
+N_METRICS = 4
+
+
+def record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, row):
+    K, d = X.shape
+    mean_rows(X, xbar)
+    phi_grad(data, xbar, gbuf)
+    s = 0.0
+    for j in range(d):
+        s += gbuf[j] * gbuf[j]
+    row[0] = s
+    row[1] = phi_value(data, xbar)
+    c = 0.0
+    for k in range(K):
+        for j in range(d):
+            e = X[k, j] - xbar[j]
+            c += e * e
+    row[2] = c / K
+    if tracks_inner:
+        mean_rows(Y, ybar)
+        g_mean(data, xbar, gin)
+        e2 = 0.0
+        for i in range(ybar.shape[0]):
+            e = ybar[i] - gin[i]
+            e2 += e * e
+        row[3] = np.sqrt(e2)
+    else:
+        row[3] = np.nan
+
+
+def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, nslots,
+            n_phases, tracks_inner):
+    d = x0.shape[0]
+    X = np.empty((K, d))
+    for k in range(K):
+        X[k, :] = x0
+    Y = np.zeros((K, dg))
+    Z = np.zeros((K, nz))
+    W = np.zeros((K, nw))
+    S = np.zeros(ns)
+    ledger = np.zeros(nslots + 1, dtype=np.int64)
+    n_rec = T // rec_every + 1
+    if T % rec_every != 0:
+        n_rec += 1
+    rec_t = np.zeros(n_rec, dtype=np.int64)
+    rec = np.zeros((n_rec, N_METRICS))
+    xbar = np.zeros(d)
+    x_last = np.zeros(d)
+    gbuf = np.zeros(d)
+    ybar = np.zeros(dg)
+    gin = np.zeros(dg)
+
+    init_step(data, X, Y, Z, W, S, hyper, base, I, exact, ledger)
+    diverged = -1
+    nr = 0
+    if all_finite(X) and all_finite(Y):
+        record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, rec[0])
+        x_last[:] = xbar
+        nr = 1
+    else:
+        diverged = 0
+    if diverged < 0:
+        for t in range(T):
+            is_round = (t + 1) % I == 0
+            for ph in range(n_phases):
+                for k in range(K):
+                    client_step(data, ph, k, t, X, Y, Z, W, S, hyper, base, I, exact)
+                sync_step(data, ph, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger)
+            if not (all_finite(X) and all_finite(Y)):
+                diverged = t + 1
+                break
+            if (t + 1) % rec_every == 0 or t + 1 == T:
+                record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, rec[nr])
+                rec_t[nr] = t + 1
+                if not np.isfinite(rec[nr, 0]) or not np.isfinite(rec[nr, 1]):
+                    diverged = t + 1
+                    break
+                x_last[:] = xbar
+                nr += 1
+    return x_last, rec_t, rec, ledger, diverged, nr
+
+
+def run_many(data, hyper, bases, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, nslots,
+             n_phases, tracks_inner):
+    n = bases.shape[0]
+    d = x0.shape[0]
+    n_rec = T // rec_every + 1
+    if T % rec_every != 0:
+        n_rec += 1
+    XB = np.zeros((n, d))
+    RT = np.zeros((n, n_rec), dtype=np.int64)
+    RC = np.zeros((n, n_rec, N_METRICS))
+    LG = np.zeros((n, nslots + 1), dtype=np.int64)
+    DV = np.zeros(n, dtype=np.int64)
+    NR = np.zeros(n, dtype=np.int64)
+    for r in prange(n):
+        xb, rt, rc, lg, dv, nr = run_one(data, hyper, bases[r], T, I, exact, rec_every, x0, K,
+                                         dg, nz, nw, ns, nslots, n_phases, tracks_inner)
+        XB[r, :] = xb
+        RT[r, :] = rt
+        RC[r, :, :] = rc
+        LG[r, :] = lg
+        DV[r] = dv
+        NR[r] = nr
+    return XB, RT, RC, LG, DV, NR

@@ -1,0 +1,112 @@
+"""Kernels of :class:`fedcomp.problems.LinearQuadratic` (protocol in :mod:`fedcomp.problems.base`).
+
+data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,))
+
+Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
+(d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
+drawn from substream 0 of the key, so g_value at two points with one key uses the same e. A
+Jacobian-transpose product (A_k + E)^T v is drawn as A_k^T v + s ||v|| z with z ~ N(0, I_d) from
+substream 1: E^T v has exactly this distribution, and drawing it directly costs d normals instead
+of d * d_g. (Two different v with the same key get the same z; no algorithm here applies one
+sample's Jacobian to two vectors.)
+"""
+import numba as nb
+import numpy as np
+
+from fedcomp.rng import add_normal, substream
+
+HAS_H = False
+
+
+@nb.njit(cache=True)
+def g_value(data, k, x, key, exact, out):
+    A, b, params = data[0], data[1], data[2]
+    dg, d = A.shape[1], A.shape[2]
+    for i in range(dg):
+        s = b[k, i]
+        for j in range(d):
+            s += A[k, i, j] * x[j]
+        out[i] = s
+    if not exact and params[0] > 0.0:
+        add_normal(substream(key, 0), params[0], out)
+
+
+@nb.njit(cache=True)
+def g_vjp(data, k, x, v, key, exact, out):
+    A, params = data[0], data[2]
+    dg, d = A.shape[1], A.shape[2]
+    for j in range(d):
+        out[j] = 0.0
+    for i in range(dg):
+        vi = v[i]
+        for j in range(d):
+            out[j] += A[k, i, j] * vi
+    if not exact and params[0] > 0.0:
+        nv = 0.0
+        for i in range(dg):
+            nv += v[i] * v[i]
+        add_normal(substream(key, 1), params[0] * np.sqrt(nv), out)
+
+
+@nb.njit(cache=True)
+def h_grad(data, k, x, key, exact, out):
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+
+
+@nb.njit(cache=True)
+def f_value(data, k, y):
+    """f(y): 0.5 ||y||^2, or its Huber version beyond radius R = params[1] (R = inf: none)."""
+    R = data[2][1]
+    n2 = 0.0
+    for i in range(y.shape[0]):
+        n2 += y[i] * y[i]
+    n = np.sqrt(n2)
+    if n <= R:
+        return 0.5 * n2
+    return R * n - 0.5 * R * R
+
+
+@nb.njit(cache=True)
+def f_grad(data, k, y, out):
+    R = data[2][1]
+    n2 = 0.0
+    for i in range(y.shape[0]):
+        n2 += y[i] * y[i]
+    n = np.sqrt(n2)
+    c = 1.0 if n <= R else R / n
+    for i in range(y.shape[0]):
+        out[i] = c * y[i]
+
+
+@nb.njit(cache=True)
+def g_mean(data, x, out):
+    Abar, bbar = data[3], data[4]
+    dg, d = Abar.shape
+    for i in range(dg):
+        s = bbar[i]
+        for j in range(d):
+            s += Abar[i, j] * x[j]
+        out[i] = s
+
+
+@nb.njit(cache=True)
+def phi_value(data, x):
+    y = np.empty(data[4].shape[0])
+    g_mean(data, x, y)
+    return f_value(data, 0, y)
+
+
+@nb.njit(cache=True)
+def phi_grad(data, x, out):
+    Abar = data[3]
+    dg, d = Abar.shape
+    y = np.empty(dg)
+    v = np.empty(dg)
+    g_mean(data, x, y)
+    f_grad(data, 0, y, v)
+    for j in range(d):
+        s = 0.0
+        for i in range(dg):
+            s += Abar[i, j] * v[i]
+        out[j] = s

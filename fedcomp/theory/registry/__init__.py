@@ -1,0 +1,1 @@
+"""Claim declarations, one module per paper (see :mod:`fedcomp.theory.claims`)."""

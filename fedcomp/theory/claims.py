@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 KINDS = ("counterexample", "rate", "complexity", "constant", "equivalence", "experiment")
@@ -90,7 +90,17 @@ class CheckResult:
 
 
 _REGISTRY: dict[str, Claim] = {}
+_CHECKS: dict[str, str] = {}
 _LOADED = False
+
+
+def attach_check(claim_id: str, check: str) -> None:
+    """Declare the check of a claim registered elsewhere (areas that build checks call this from
+    their own module in :mod:`fedcomp.theory.registry`, so they never edit the declaring module).
+    An id that no module registers is an error reported by :func:`all_claims`."""
+    if claim_id in _CHECKS and _CHECKS[claim_id] != check:
+        raise ValueError(f"claim {claim_id!r} has two checks: {_CHECKS[claim_id]} and {check}")
+    _CHECKS[claim_id] = check
 
 
 def register(*claims: Claim) -> None:
@@ -110,13 +120,22 @@ def _load() -> None:
     _LOADED = True
 
 
+def _resolved(c: Claim) -> Claim:
+    if c.check is None and c.id in _CHECKS:
+        return replace(c, check=_CHECKS[c.id])
+    return c
+
+
 def all_claims() -> list[Claim]:
     _load()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    orphans = sorted(set(_CHECKS) - set(_REGISTRY))
+    if orphans:
+        raise ValueError(f"checks attached to unregistered claims: {orphans}")
+    return [_resolved(_REGISTRY[k]) for k in sorted(_REGISTRY)]
 
 
 def get(claim_id: str) -> Claim:
     _load()
     if claim_id not in _REGISTRY:
         raise ValueError(f"unknown claim {claim_id!r}; `fedcomp claims` lists them")
-    return _REGISTRY[claim_id]
+    return _resolved(_REGISTRY[claim_id])

@@ -1,0 +1,125 @@
+"""What one run is: a small, serialisable description that any worker can execute.
+
+A :class:`RunSpec` names the problem by the dotted path of a constructor (``"module:qualname"``,
+for instance ``"fedcomp.problems.linear:LinearQuadratic.random"``) and its JSON-able keyword
+arguments, the algorithm by its registered name, the keyword arguments of
+:func:`fedcomp.simulate` (``iterations``, ``eta``, ``local_steps``, ``stochastic``,
+``record_every``, ``x0`` as a list, and the algorithm's hyperparameters) and the seed. A worker
+rebuilds the problem from that description (no arrays travel) and calls :func:`fedcomp.simulate`
+or, for many seeds of one configuration, :func:`fedcomp.simulate_many`; both give bit-identical
+results per seed, so a run's result does not depend on the executor or on how runs are batched.
+
+``config_hash`` hashes everything but the seed (runs of one configuration share it);
+``run_id`` adds the seed. Both are computed from canonical JSON (sorted keys, ``repr`` floats,
+which round-trip exactly), so they are stable across processes and machines.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass, field
+
+from fedcomp import _validate as V
+
+SIM_KEYS = ("iterations", "eta", "local_steps", "x0", "stochastic", "record_every")
+
+
+def _canonical(obj) -> str:
+    try:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"run specifications must be JSON-serialisable with finite numbers: "
+                         f"{exc}") from None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: problem constructor + arguments, algorithm, simulate arguments, seed.
+
+    Parameters
+    ----------
+    problem : str
+        ``"module:qualname"`` of a callable returning a :class:`fedcomp.problems.Problem`.
+    problem_args : dict
+        JSON-serialisable keyword arguments of that callable.
+    algorithm : str
+        A name from :func:`fedcomp.algorithms.names`.
+    params : dict
+        Keyword arguments of :func:`fedcomp.simulate` except ``seed`` (``x0`` as a list).
+    seed : int >= 0
+    labels : dict
+        JSON-serialisable labels stored with the rows (e.g. which grid a run belongs to); part of
+        the configuration hash.
+    """
+    problem: str
+    problem_args: dict
+    algorithm: str
+    params: dict
+    seed: int = 0
+    labels: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.problem, str) or ":" not in self.problem:
+            raise ValueError(f"problem must be a 'module:qualname' string, got {self.problem!r}")
+        if not isinstance(self.algorithm, str):
+            raise ValueError(f"algorithm must be a registered name, got {self.algorithm!r}")
+        for name in ("problem_args", "params", "labels"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(f"{name} must be a dict, got {type(getattr(self, name)).__name__}")
+        if "seed" in self.params:
+            raise ValueError("params must not contain 'seed'; give seed= separately")
+        V.seed_value("seed", self.seed)
+        _canonical(self.config())
+
+    def config(self) -> dict:
+        """Everything that determines the run except the seed."""
+        return {"problem": self.problem, "problem_args": self.problem_args,
+                "algorithm": self.algorithm, "params": self.params, "labels": self.labels}
+
+    @functools.cached_property
+    def config_hash(self) -> str:
+        return hashlib.sha256(_canonical(self.config()).encode()).hexdigest()[:16]
+
+    @property
+    def run_id(self) -> str:
+        return f"{self.config_hash}-{self.seed}"
+
+    def to_json(self) -> str:
+        return _canonical({**self.config(), "seed": self.seed})
+
+    @classmethod
+    def from_json(cls, text: str) -> "RunSpec":
+        d = json.loads(text)
+        return cls(d["problem"], d["problem_args"], d["algorithm"], d["params"], d["seed"],
+                   d.get("labels", {}))
+
+    def with_seed(self, seed: int) -> "RunSpec":
+        return RunSpec(self.problem, self.problem_args, self.algorithm, self.params, seed,
+                       self.labels)
+
+
+def resolve(path: str):
+    """Import ``"module:qualname"`` and return the object."""
+    module, _, qual = path.partition(":")
+    try:
+        obj = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"problem constructor {path!r}: cannot import {module!r} ({exc})") from None
+    for part in qual.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"problem constructor {path!r}: {part!r} not found") from None
+    return obj
+
+
+@functools.lru_cache(maxsize=32)
+def _build_problem(path: str, args_json: str):
+    return resolve(path)(**json.loads(args_json))
+
+
+def build_problem(spec: RunSpec):
+    """The spec's problem (cached per process: workers rebuild each problem once)."""
+    return _build_problem(spec.problem, _canonical(spec.problem_args))

@@ -1,0 +1,176 @@
+"""Runner: specs, executors (in-process, process pool, Dask) and the resumable Parquet store."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import fedcomp
+from fedcomp.runner import ResultStore, RunSpec, execute_batch, run_specs
+
+CTOR = "fedcomp.problems.linear:LinearQuadratic.random"
+ARGS = {"num_clients": 3, "dim": 3, "inner_dim": 2, "heterogeneity": 0.5, "noise": 0.3,
+        "seed": 2}
+METRIC_COLS = ["run_id", "t", "grad_norm_sq", "value", "consensus", "inner_error",
+               "rounds_total", "floats_sent_total", "floats_x_total", "floats_y_total"]
+
+
+def _specs(n_configs=2, seeds=range(3), T=120):
+    out = []
+    for c in range(n_configs):
+        params = {"iterations": T, "eta": 0.05 + 0.01 * c, "local_steps": 3, "beta": 0.2,
+                  "record_every": 10}
+        out += [RunSpec(CTOR, ARGS, "feddro", params, seed=s, labels={"grid": "test"})
+                for s in seeds]
+    return out
+
+
+def test_spec_hashes_are_stable_and_separate_seed():
+    a, b = _specs(1, seeds=[0, 1])
+    assert a.config_hash == b.config_hash and a.run_id != b.run_id
+    c = RunSpec.from_json(a.to_json())
+    assert c == a and c.run_id == a.run_id
+    d = RunSpec(CTOR, ARGS, "feddro", {**a.params, "eta": 0.051}, seed=0,
+                labels={"grid": "test"})
+    assert d.config_hash != a.config_hash
+
+
+def test_spec_rejects_bad_input():
+    with pytest.raises(ValueError, match="problem"):
+        RunSpec("no_colon", {}, "feddro", {})
+    with pytest.raises(ValueError, match="seed"):
+        RunSpec(CTOR, ARGS, "feddro", {"seed": 1})
+    with pytest.raises(ValueError, match="seed"):
+        RunSpec(CTOR, ARGS, "feddro", {}, seed=-1)
+    with pytest.raises(ValueError, match="JSON"):
+        RunSpec(CTOR, {"A": object()}, "feddro", {})
+    with pytest.raises(ValueError, match="executor"):
+        run_specs(_specs(1, [0]), executor="cluster")
+
+
+def test_execute_batch_equals_simulate():
+    specs = _specs(1, seeds=[0, 5])
+    df = execute_batch(specs)
+    p = fedcomp.problems.LinearQuadratic.random(**ARGS)
+    for s in specs:
+        res = fedcomp.simulate(p, "feddro", seed=s.seed, **s.params)
+        rows = df[df.run_id == s.run_id]
+        assert (rows["grad_norm_sq"].to_numpy() == res.grad_norm_sq).all()
+        assert (rows["t"].to_numpy() == res.t).all()
+        assert rows["floats_y_total"].iloc[0] == res.floats_by_variable["y"]
+        assert rows["label_grid"].iloc[0] == "test"
+
+
+def test_store_rerun_skips_finished_runs(tmp_path):
+    specs = _specs()
+    t1, r1 = run_specs(specs, store=tmp_path, executor="inprocess", progress=False,
+                       return_report=True)
+    assert (r1.executed, r1.skipped) == (6, 0)
+    t2, r2 = run_specs(specs, store=tmp_path, executor="inprocess", progress=False,
+                       return_report=True)
+    assert (r2.executed, r2.skipped) == (0, 6)
+    pd.testing.assert_frame_equal(t1, t2)
+    more = _specs(seeds=range(4))
+    t3, r3 = run_specs(more, store=tmp_path, executor="inprocess", progress=False,
+                       batch_size=1, return_report=True)
+    assert (r3.executed, r3.skipped) == (2, 6)
+    assert t3["run_id"].nunique() == 8
+    assert len(ResultStore(tmp_path).table()) == len(t3)
+
+
+def test_in_memory_and_store_agree(tmp_path):
+    specs = _specs()
+    mem = run_specs(specs, executor="inprocess", progress=False, batch_size=2)
+    disk = run_specs(specs, store=tmp_path, executor="inprocess", progress=False)
+    pd.testing.assert_frame_equal(mem[METRIC_COLS], disk[METRIC_COLS], check_exact=True)
+
+
+def test_dask_localcluster_equals_inprocess_bit_for_bit():
+    distributed = pytest.importorskip("dask.distributed")
+    specs = _specs()
+    local = run_specs(specs, executor="inprocess", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = run_specs(specs, executor="dask", address=cluster.scheduler_address,
+                           progress=False, batch_size=2)
+    pd.testing.assert_frame_equal(local[METRIC_COLS], remote[METRIC_COLS], check_exact=True)
+    assert list(local.columns) == list(remote.columns)
+
+
+def test_process_pool_equals_inprocess_bit_for_bit():
+    specs = _specs(1, seeds=range(4))
+    local = run_specs(specs, executor="inprocess", progress=False)
+    pool = run_specs(specs, executor="process", workers=2, batch_size=1, progress=False)
+    pd.testing.assert_frame_equal(local[METRIC_COLS], pool[METRIC_COLS], check_exact=True)
+
+
+_SLOW_MODULE = '''
+import time
+from fedcomp.problems import LinearQuadratic
+
+def slow_problem(delay, **kw):
+    # building takes `delay` seconds, so the sweep is slow enough to be killed midway
+    time.sleep(delay)
+    return LinearQuadratic.random(**kw)
+'''
+
+_SWEEP_SCRIPT = '''
+import sys
+from fedcomp.runner import RunSpec, run_specs
+
+def specs():
+    out = []
+    for c in range(12):
+        args = {"delay": 0.3, "num_clients": 3, "dim": 3, "inner_dim": 2, "noise": 0.3,
+                "seed": c}
+        params = {"iterations": 50, "eta": 0.05, "local_steps": 2, "beta": 0.2,
+                  "record_every": 10}
+        out.append(RunSpec("slowprob:slow_problem", args, "feddro", params, seed=0))
+    return out
+
+if __name__ == "__main__":
+    t, r = run_specs(specs(), store=sys.argv[1], executor="inprocess", batch_size=1,
+                     progress=False, return_report=True)
+    print(r.executed, r.skipped)
+'''
+
+
+def test_killed_sweep_resumes_without_redoing_runs(tmp_path):
+    (tmp_path / "slowprob.py").write_text(_SLOW_MODULE)
+    (tmp_path / "sweep.py").write_text(_SWEEP_SCRIPT)
+    store_dir = tmp_path / "store"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(fedcomp.__file__).resolve().parents[1])])}
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "sweep.py"), str(store_dir)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if store_dir.exists() and len(list(store_dir.glob("part-*.parquet"))) >= 3:
+            break
+        if proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the sweep finished before it could be killed"
+    store = ResultStore(store_dir)
+    before = store.finished()
+    assert 3 <= len(before) < 12
+    parts_before = {p.name for p in store.parts()}
+    out = subprocess.run([sys.executable, str(tmp_path / "sweep.py"), str(store_dir)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True)
+    executed, skipped = map(int, out.stdout.split())
+    assert skipped == len(before) and executed == 12 - len(before)
+    after = ResultStore(store_dir)
+    assert parts_before <= {p.name for p in after.parts()}   # nothing rewritten
+    ids = [pd.read_parquet(p, columns=["run_id"])["run_id"].unique()[0] for p in after.parts()]
+    assert len(ids) == 12 and len(set(ids)) == 12            # each run stored exactly once
+    assert not list(store_dir.glob(".tmp-*"))
+    table = after.table()
+    assert table.groupby("run_id")["t"].count().eq(6).all()  # t = 0, 10, ..., 50
+    assert json.loads(table["problem_args"].iloc[0])["delay"] == 0.3

@@ -1,0 +1,394 @@
+"""Kernels of :class:`fedcomp.problems.InvariantLogistic` (FCSG paper, problem (1), section 5.1).
+
+data = (Wt (K, d) teachers, Mu (K, d) feature means, params, gh_t, gh_w, pl_z, pl_w)
+
+params = [sigma1, sigma2, lam, gam, m (inner batch), b (outer batch)]; gh_t, gh_w: probabilists'
+Gauss-Hermite nodes and weights (weights sum to 1); pl_z, pl_w: composite Gauss-Legendre nodes and
+weights on [0, 40] (see :func:`logistic_normal`).
+
+The model of client k (Wu et al., section 5.1, after Hu et al. 2020):
+
+* outer sample xi = (a, b): a ~ N(mu_k, sigma1^2 I_d), label b = sign(a . w_k) (teacher w_k);
+* inner samples eta_j | a ~ N(a, sigma2^2 I_d), j = 1..m;
+* inner function g(x; a, eta) = eta . x (a scalar: d_g = 1, linear in eta), outer
+  f_xi(y) = log(1 + exp(-b y)); regulariser h(x) = lam sum_i gam x_i^2 / (1 + gam x_i^2), the
+  non-compositional part (HAS_H; it is deterministic);
+* Phi(x) = (1/K) sum_k Phi_k(x), Phi_k(x) = E_a f_xi(E_{eta|a} eta . x) + h(x)
+  = E_a log(1 + exp(-b a . x)) + h(x), since E[eta | a] = a exactly ("local-inner" structure).
+
+Exact value and gradient (no sampling, no Monte Carlo). With u = a . x, v = a . w_k (jointly
+normal), b = sign(v) and log(1 + e^{-u}) = log(1 + e^{u}) - u:
+
+    Phi_k(x) - h(x) = E softplus(u) - E[u 1{v > 0}]
+    E[u 1{v > 0}]   = mu_u Phi_N(r) + (cov / sd_v) phi_N(r),   r = mu_v / sd_v
+    grad            = B mu_k + s2u C x - Phi_N(r) mu_k - sigma1^2 (phi_N(r) / sd_v) w_k
+
+with mu_u = mu_k . x, mu_v = mu_k . w_k, sd_v = sigma1 |w_k|, cov = sigma1^2 x . w_k,
+s2u = sigma1^2 (plus tau^2 below), and (A, B, C) = E (softplus, sigmoid, sigmoid')(Z),
+Z ~ N(mu_u, s2u |x|^2): the gradient follows from Stein's lemma (E[z F(z)] = E[F'(z)]) and the
+indicator part is closed form. Only the one-dimensional logistic-normal integrals A, B, C have no
+closed form; :func:`logistic_normal` computes them by quadrature to about 1e-13 absolute
+(tests/test_fcsg.py compares with scipy.integrate.quad).
+
+The estimator (3) and its bias. With m inner samples the estimator uses only their mean
+etabar = a + sigma2 zbar, zbar ~ N(0, I/m) (g is linear in eta), so its expectation is the exact
+objective of the same model with the extra variance tau^2 = sigma2^2 / m in u:
+``client_value_grad(data, k, x, tau2, out)`` with tau2 > 0 gives Phi_{k,m}(x) = E f(mean of g) and
+its gradient, the quantity FCSG's estimator is unbiased for. Hence the bias of (3) is known exactly:
+grad Phi_{k,m} - grad Phi_k.
+
+Extra oracles (beyond the protocol of :mod:`fedcomp.problems.base`)::
+
+    cond_draw(data, k, key, i, a, etabar) -> b   outer sample i of `key`: a (d,), the mean of its
+                                                 m inner samples etabar (d,), and the label b
+    cond_grad_b(data, k, x, key, exact, nb, out) out (d,) = (1/nb) sum_{i<nb} grad f_xi_i(etabar_i
+                                                 . x) + grad h(x): the gradient of estimator (3)
+                                                 with nb outer samples (exact: grad Phi_k(x))
+    cond_grad(data, k, x, key, exact, out)       the same with the problem's outer batch b
+    cond_value_b(data, k, x, key, exact, nb)     the estimator (3) itself (plus h)
+    client_value_grad(data, k, x, tau2, out)     exact Phi_k (tau2 = 0) or Phi_{k,m}, and gradient
+    h_value(data, x)                             the regulariser
+
+Sampling from one key: outer sample i uses substreams 2i (a: a = mu_k + sigma1 z) and 2i + 1
+(zbar: etabar = a + (sigma2 / sqrt(m)) z'); drawing the mean of m i.i.d. N(a, sigma2^2 I) directly is
+exact in distribution and costs d normals instead of m d (:func:`cond_inner_samples` draws the m
+samples explicitly, for checks). The same key at two points gives the same samples (Acc-FCSG-M's
+STORM correction needs this).
+
+The compositional reformulation (protocol oracles g_value, g_vjp, f_grad), used by Local-SCGD(M)
+as the FCSG paper uses it in section 5.2: the inner sample and the outer sample are treated as
+independent, so the inner map is g_k(x) = E[eta] . x = mu_k . x (a sample: etabar . x of one outer
+sample and its m inner samples) and the outer function is the label-marginal
+f_k(y) = p_k log(1 + e^{-y}) + (1 - p_k) log(1 + e^{y}), p_k = P(b = +1) = Phi_N(mu_v / sd_v), exact.
+This is *not* the conditional objective: it drops the dependence of the label on a, which is the
+paper's explanation of why the compositional baselines do badly. ``g_mean`` is mean_k mu_k . x (the
+quantity the baselines' inner state tracks).
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from fedcomp.rng import normal, substream
+
+HAS_H = True
+LOCAL_INNER = True
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
+# Above this standard deviation the integrand is resolved in the variable z of the Gaussian
+# (panels) instead of Gauss-Hermite in the standardised variable: the logistic functions vary on
+# scale 1/s in the standardised variable, which Gauss-Hermite resolves only for moderate s.
+_S_SWITCH = 1.0
+
+
+@nb.njit(cache=True, inline="always")
+def _softplus(z):
+    if z > 0.0:
+        return z + np.log1p(np.exp(-z))
+    return np.log1p(np.exp(z))
+
+
+@nb.njit(cache=True, inline="always")
+def _sigmoid(z):
+    if z >= 0.0:
+        return 1.0 / (1.0 + np.exp(-z))
+    e = np.exp(z)
+    return e / (1.0 + e)
+
+
+@nb.njit(cache=True, inline="always")
+def _norm_cdf(r):
+    return 0.5 * math.erfc(-r / _SQRT2)
+
+
+@nb.njit(cache=True, inline="always")
+def _norm_pdf(r):
+    return _INV_SQRT2PI * np.exp(-0.5 * r * r)
+
+
+@nb.njit(cache=True)
+def logistic_normal(data, mean, sd):
+    """(A, B, C) = E[softplus(Z)], E[sigmoid(Z)], E[sigmoid'(Z)] for Z ~ N(mean, sd^2).
+
+    sd <= 1: Gauss-Hermite (80 nodes) in Z = mean + sd t (the integrand is analytic in t in a
+    strip of half-width pi / sd >= pi). sd > 1: split the functions into their piecewise-linear limits
+    (closed form: E max(Z, 0) = mean Phi(mean/sd) + sd phi(mean/sd), E 1{Z > 0} = Phi(mean/sd))
+    and remainders that decay like e^{-|z|} (log1p(e^{-|z|}), -sign(z) sigmoid(-|z|),
+    sigmoid'(z)), integrated in z over [0, 40] on both sides by composite Gauss-Legendre.
+    """
+    gh_t, gh_w, pl_z, pl_w = data[3], data[4], data[5], data[6]
+    if sd <= 0.0:
+        s = _sigmoid(mean)
+        return _softplus(mean), s, s * (1.0 - s)
+    if sd <= _S_SWITCH:
+        A = 0.0
+        B = 0.0
+        C = 0.0
+        for i in range(gh_t.shape[0]):
+            z = mean + sd * gh_t[i]
+            w = gh_w[i]
+            s = _sigmoid(z)
+            A += w * _softplus(z)
+            B += w * s
+            C += w * s * (1.0 - s)
+        return A, B, C
+    r = mean / sd
+    A = mean * _norm_cdf(r) + sd * _norm_pdf(r)
+    B = _norm_cdf(r)
+    C = 0.0
+    c = _INV_SQRT2PI / sd
+    for i in range(pl_z.shape[0]):
+        z = pl_z[i]
+        gp = c * np.exp(-0.5 * ((z - mean) / sd) ** 2)
+        gm = c * np.exp(-0.5 * ((z + mean) / sd) ** 2)
+        e = np.exp(-z)
+        w = pl_w[i]
+        A += w * (gp + gm) * np.log1p(e)
+        B += w * (gm - gp) * (e / (1.0 + e))
+        C += w * (gp + gm) * (e / ((1.0 + e) * (1.0 + e)))
+    return A, B, C
+
+
+@nb.njit(cache=True)
+def h_value(data, x):
+    lam, gam = data[2][2], data[2][3]
+    s = 0.0
+    for j in range(x.shape[0]):
+        q = gam * x[j] * x[j]
+        s += q / (1.0 + q)
+    return lam * s
+
+
+@nb.njit(cache=True)
+def h_grad(data, k, x, key, exact, out):
+    lam, gam = data[2][2], data[2][3]
+    for j in range(x.shape[0]):
+        q = 1.0 + gam * x[j] * x[j]
+        out[j] = lam * 2.0 * gam * x[j] / (q * q)
+
+
+@nb.njit(cache=True)
+def client_value_grad(data, k, x, tau2, out):
+    """Phi_k(x) - h(x) with extra inner variance tau2 (0: the exact objective); out <- gradient."""
+    Wt, Mu, params = data[0], data[1], data[2]
+    s1 = params[0]
+    d = x.shape[0]
+    mu_u = 0.0
+    mu_v = 0.0
+    xx = 0.0
+    xw = 0.0
+    ww = 0.0
+    for j in range(d):
+        mu_u += Mu[k, j] * x[j]
+        mu_v += Mu[k, j] * Wt[k, j]
+        xx += x[j] * x[j]
+        xw += x[j] * Wt[k, j]
+        ww += Wt[k, j] * Wt[k, j]
+    s2u = s1 * s1 + tau2
+    sd_u = np.sqrt(s2u * xx)
+    sd_v = s1 * np.sqrt(ww)
+    r = mu_v / sd_v
+    Pr = _norm_cdf(r)
+    pr = _norm_pdf(r)
+    A, B, C = logistic_normal(data, mu_u, sd_u)
+    value = A - mu_u * Pr - s1 * s1 * xw * pr / sd_v
+    cw = s1 * s1 * pr / sd_v
+    for j in range(d):
+        out[j] = (B - Pr) * Mu[k, j] + s2u * C * x[j] - cw * Wt[k, j]
+    return value
+
+
+@nb.njit(cache=True)
+def cond_draw(data, k, key, i, a, etabar):
+    """Outer sample i of `key` for client k: a, the mean etabar of its m inner samples, label b."""
+    Wt, Mu, params = data[0], data[1], data[2]
+    s1, s2, m = params[0], params[1], params[4]
+    ka = substream(key, 2 * i)
+    ke = substream(key, 2 * i + 1)
+    c = s2 / np.sqrt(m)
+    v = 0.0
+    for j in range(a.shape[0]):
+        a[j] = Mu[k, j] + s1 * normal(ka, j)
+        etabar[j] = a[j] + c * normal(ke, j)
+        v += a[j] * Wt[k, j]
+    return 1.0 if v >= 0.0 else -1.0
+
+
+@nb.njit(cache=True)
+def cond_inner_samples(data, k, key, i, m, a, etas):
+    """Explicit reference draw: a from substream 2i as in cond_draw, then m inner samples
+    eta_j = a + sigma2 z_j (rows of etas, (m, d)) from substream 2i + 1 + 2 (j + 1) (a different
+    stream than cond_draw's etabar: it serves distributional checks, not reproduction)."""
+    Wt, Mu, params = data[0], data[1], data[2]
+    s1, s2 = params[0], params[1]
+    ka = substream(key, 2 * i)
+    v = 0.0
+    for j in range(a.shape[0]):
+        a[j] = Mu[k, j] + s1 * normal(ka, j)
+        v += a[j] * Wt[k, j]
+    for r in range(m):
+        kr = substream(key, 2 * i + 1 + 2 * (r + 1))
+        for j in range(a.shape[0]):
+            etas[r, j] = a[j] + s2 * normal(kr, j)
+    return 1.0 if v >= 0.0 else -1.0
+
+
+@nb.njit(cache=True)
+def cond_grad_b(data, k, x, key, exact, nb_, out):
+    """Gradient of estimator (3) with nb_ outer samples (m inner each) plus grad h."""
+    Wt, Mu, params = data[0], data[1], data[2]
+    d = x.shape[0]
+    if exact:
+        client_value_grad(data, k, x, 0.0, out)
+    else:
+        s1, s2, m = params[0], params[1], params[4]
+        c = s2 / np.sqrt(m)
+        for j in range(d):
+            out[j] = 0.0
+        for i in range(nb_):
+            ka = substream(key, 2 * i)
+            ke = substream(key, 2 * i + 1)
+            # pass 1: label and inner mean (the same normals are regenerated in pass 2, so no
+            # scratch arrays are needed)
+            v = 0.0
+            y = 0.0
+            for j in range(d):
+                aj = Mu[k, j] + s1 * normal(ka, j)
+                v += aj * Wt[k, j]
+                y += (aj + c * normal(ke, j)) * x[j]
+            b = 1.0 if v >= 0.0 else -1.0
+            fp = -b * _sigmoid(-b * y) / nb_
+            for j in range(d):
+                out[j] += fp * (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j))
+    lam, gam = params[2], params[3]
+    for j in range(d):
+        q = 1.0 + gam * x[j] * x[j]
+        out[j] += lam * 2.0 * gam * x[j] / (q * q)
+
+
+@nb.njit(cache=True)
+def cond_grad(data, k, x, key, exact, out):
+    cond_grad_b(data, k, x, key, exact, np.int64(data[2][5]), out)
+
+
+@nb.njit(cache=True)
+def cond_value_b(data, k, x, key, exact, nb_):
+    """Estimator (3): (1/nb_) sum_i f_xi_i(etabar_i . x), plus h(x) (exact: Phi_k(x))."""
+    Wt, Mu, params = data[0], data[1], data[2]
+    d = x.shape[0]
+    if exact:
+        g = np.empty(d)
+        return client_value_grad(data, k, x, 0.0, g) + h_value(data, x)
+    s1, s2, m = params[0], params[1], params[4]
+    c = s2 / np.sqrt(m)
+    tot = 0.0
+    for i in range(nb_):
+        ka = substream(key, 2 * i)
+        ke = substream(key, 2 * i + 1)
+        v = 0.0
+        y = 0.0
+        for j in range(d):
+            aj = Mu[k, j] + s1 * normal(ka, j)
+            v += aj * Wt[k, j]
+            y += (aj + c * normal(ke, j)) * x[j]
+        b = 1.0 if v >= 0.0 else -1.0
+        tot += _softplus(-b * y)
+    return tot / nb_ + h_value(data, x)
+
+
+# --- the compositional reformulation (Local-SCGD(M) baselines) ---------------------------------
+
+@nb.njit(cache=True)
+def _label_share(data, k):
+    Wt, Mu, s1 = data[0], data[1], data[2][0]
+    mu_v = 0.0
+    ww = 0.0
+    for j in range(Wt.shape[1]):
+        mu_v += Mu[k, j] * Wt[k, j]
+        ww += Wt[k, j] * Wt[k, j]
+    return _norm_cdf(mu_v / (s1 * np.sqrt(ww)))
+
+
+@nb.njit(cache=True)
+def g_value(data, k, x, key, exact, out):
+    Wt, Mu, params = data[0], data[1], data[2]
+    d = x.shape[0]
+    s = 0.0
+    if exact:
+        for j in range(d):
+            s += Mu[k, j] * x[j]
+    else:
+        s1, s2, m = params[0], params[1], params[4]
+        c = s2 / np.sqrt(m)
+        ka = substream(key, 0)
+        ke = substream(key, 1)
+        for j in range(d):
+            s += (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j)) * x[j]
+    out[0] = s
+
+
+@nb.njit(cache=True)
+def g_vjp(data, k, x, v, key, exact, out):
+    Wt, Mu, params = data[0], data[1], data[2]
+    d = x.shape[0]
+    if exact:
+        for j in range(d):
+            out[j] = Mu[k, j] * v[0]
+    else:
+        s1, s2, m = params[0], params[1], params[4]
+        c = s2 / np.sqrt(m)
+        ka = substream(key, 0)
+        ke = substream(key, 1)
+        for j in range(d):
+            out[j] = (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j)) * v[0]
+
+
+@nb.njit(cache=True)
+def f_value(data, k, y):
+    p = _label_share(data, k)
+    return p * _softplus(-y[0]) + (1.0 - p) * _softplus(y[0])
+
+
+@nb.njit(cache=True)
+def f_grad(data, k, y, out):
+    p = _label_share(data, k)
+    out[0] = -p * _sigmoid(-y[0]) + (1.0 - p) * _sigmoid(y[0])
+
+
+@nb.njit(cache=True)
+def g_mean(data, x, out):
+    Mu = data[1]
+    K, d = Mu.shape
+    s = 0.0
+    for k in range(K):
+        for j in range(d):
+            s += Mu[k, j] * x[j]
+    out[0] = s / K
+
+
+# --- exact measures ------------------------------------------------------------------------------
+
+@nb.njit(cache=True)
+def phi_value(data, x):
+    K = data[0].shape[0]
+    g = np.empty(x.shape[0])
+    s = 0.0
+    for k in range(K):
+        s += client_value_grad(data, k, x, 0.0, g)
+    return s / K + h_value(data, x)
+
+
+@nb.njit(cache=True)
+def phi_grad(data, x, out):
+    K, d = data[0].shape
+    g = np.empty(d)
+    for j in range(d):
+        out[j] = 0.0
+    for k in range(K):
+        client_value_grad(data, k, x, 0.0, g)
+        for j in range(d):
+            out[j] += g[j] / K
+    lam, gam = data[2][2], data[2][3]
+    for j in range(d):
+        q = 1.0 + gam * x[j] * x[j]
+        out[j] += lam * 2.0 * gam * x[j] / (q * q)

@@ -16,4 +16,16 @@ def __getattr__(name):
     if name in ("KLDRO", "Chi2DRO", "make_logistic_clients"):
         from fedcomp.problems import dro
         return getattr(dro, name)
+    if name in ("RobustFL", "MAMLQuadratic"):
+        from fedcomp.problems import local_inner
+        return getattr(local_inner, name)
+    if name == "AUCMinimax":
+        from fedcomp.problems.auc import AUCMinimax
+        return AUCMinimax
+    if name == "InvariantLogistic":
+        from fedcomp.problems.conditional import InvariantLogistic
+        return InvariantLogistic
+    if name == "MeanVariancePortfolio":
+        from fedcomp.problems.portfolio import MeanVariancePortfolio
+        return MeanVariancePortfolio
     raise AttributeError(f"module 'fedcomp.problems' has no attribute {name!r}")

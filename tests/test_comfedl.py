@@ -1,0 +1,263 @@
+"""ComFedL (Algorithm 1), its baselines and the local-inner problems, pinned by hand computations."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fedcomp
+from fedcomp.algorithms import get as get_alg
+from fedcomp.engine import build
+from fedcomp.problems import MAMLQuadratic, RobustFL
+from fedcomp.rng import base_key
+
+
+# --- numpy references (independent of the kernels) --------------------------------------------
+
+def logistic_loss_grad(a, s, x, l2):
+    z = -s * (a @ x)
+    loss = np.mean(np.logaddexp(0.0, z)) + 0.5 * l2 * x @ x
+    sig = 1.0 / (1.0 + np.exp(-z))
+    grad = (-(s * sig) @ a) / len(s) + l2 * x
+    return loss, grad
+
+
+@pytest.fixture
+def tiny_robust():
+    feats = [np.array([[1.0, 0.5], [-0.3, 1.2], [0.2, -0.7]]), np.array([[0.4, -1.0]])]
+    labs = [np.array([1.0, -1.0, 1.0]), np.array([-1.0])]
+    return RobustFL(feats, labs, gamma=0.7, l2=0.1), feats, labs
+
+
+def comp_grad_ref(feats, labs, x, gamma, l2, k):
+    L, gL = logistic_loss_grad(feats[k], labs[k], x, l2)
+    return np.exp(L / gamma) / gamma * gL
+
+
+def test_robust_fl_phi_is_problem_6(tiny_robust):
+    p, feats, labs = tiny_robust
+    x = np.array([0.3, -0.2])
+    Ls = [logistic_loss_grad(f, s, x, 0.1)[0] for f, s in zip(feats, labs)]
+    assert p.value(x) == pytest.approx(np.mean(np.exp(np.array(Ls) / 0.7)), rel=1e-13)
+    ref = np.mean([comp_grad_ref(feats, labs, x, 0.7, 0.1, k) for k in range(2)], axis=0)
+    np.testing.assert_allclose(p.grad(x), ref, rtol=1e-12)
+    # Lemma 1: (5) is gamma log of (6)
+    assert p.minimax_value(x) == pytest.approx(0.7 * np.log(p.value(x)), rel=1e-12)
+
+
+def test_comfedl_two_local_steps_then_average(tiny_robust):
+    p, feats, labs = tiny_robust
+    eta, x0 = 0.3, np.array([0.2, 0.1])
+    res = fedcomp.simulate(p, "comfedl", iterations=2, eta=eta, local_steps=2, x0=x0,
+                           stochastic=False)
+    ends = []
+    for k in range(2):
+        x = x0.copy()
+        for _ in range(2):
+            x = x - eta * comp_grad_ref(feats, labs, x, 0.7, 0.1, k)
+        ends.append(x)
+    np.testing.assert_allclose(res.x_bar, np.mean(ends, axis=0), rtol=1e-12)
+    assert res.rounds == 1 and res.floats_sent == 2 * 2
+
+
+def test_comfedl_minibatch_of_single_row_client_equals_exact(tiny_robust):
+    # Client 1 holds one row: any minibatch is that row, so its stochastic step is exact.
+    p, feats, labs = tiny_robust
+    one = RobustFL([feats[1]], [labs[1]], gamma=0.7, l2=0.1)
+    x0 = np.array([0.2, 0.1])
+    a = fedcomp.simulate(one, "comfedl", iterations=3, eta=0.2, x0=x0, batch=5, seed=3)
+    b = fedcomp.simulate(one, "comfedl", iterations=3, eta=0.2, x0=x0, stochastic=False)
+    np.testing.assert_allclose(a.x_bar, b.x_bar, rtol=1e-13)
+
+
+def test_comfedl_client_sampling_uses_only_participants(tiny_robust):
+    p, feats, labs = tiny_robust
+    eta, x0 = 0.3, np.array([0.2, 0.1])
+    res = fedcomp.simulate(p, "comfedl", iterations=1, eta=eta, x0=x0, stochastic=False,
+                           clients_per_round=1, seed=5)
+    cands = [x0 - eta * comp_grad_ref(feats, labs, x0, 0.7, 0.1, k) for k in range(2)]
+    assert min(np.abs(res.x_bar - c).max() for c in cands) < 1e-13
+    assert res.floats_sent == 2  # one participant uploads d = 2 floats
+    # over many rounds both clients get picked (uniform sampling)
+    res = fedcomp.simulate(p, "comfedl", iterations=40, eta=0.01, x0=x0, stochastic=False,
+                           clients_per_round=1, seed=5)
+    assert res.floats_sent == 40 * 2 and res.rounds == 40
+
+
+def test_comfedl_rejects_bad_counts(tiny_robust):
+    p = tiny_robust[0]
+    with pytest.raises(ValueError, match="clients_per_round"):
+        fedcomp.simulate(p, "comfedl", iterations=2, clients_per_round=3)
+    with pytest.raises(ValueError, match="clients_per_round"):
+        fedcomp.simulate(p, "comfedl", iterations=2, clients_per_round=1.5)
+    with pytest.raises(ValueError, match="batch"):
+        fedcomp.simulate(p, "comfedl", iterations=2, batch=0)
+    with pytest.raises(ValueError, match="local-inner"):
+        fedcomp.simulate(fedcomp.problems.LinearQuadratic.random(2, 2, 2), "comfedl",
+                         iterations=2)
+
+
+def test_maml_problem_and_comfedl_step():
+    q = MAMLQuadratic.random(3, 2, alpha=0.2, gamma=None, seed=4)
+    x0 = np.array([0.5, -1.0])
+    S, th = q.sigma, q.theta
+
+    def grad_k(x, k, gamma=None):
+        y = x - 0.2 * S[k] @ (x - th[k])
+        gl = S[k] @ (y - th[k])
+        if gamma is not None:
+            gl = gl * np.exp((0.5 * (y - th[k]) @ S[k] @ (y - th[k]) + 0.125) / gamma) / gamma
+        return (np.eye(2) - 0.2 * S[k]) @ gl
+
+    np.testing.assert_allclose(q.grad(x0), np.mean([grad_k(x0, k) for k in range(3)], axis=0),
+                               rtol=1e-12)
+    res = fedcomp.simulate(q, "comfedl", iterations=1, eta=0.1, x0=x0, stochastic=False)
+    np.testing.assert_allclose(res.x_bar, x0 - 0.1 * q.grad(x0), rtol=1e-12)
+    d = MAMLQuadratic(S, th, alpha=0.2, noise=0.5, gamma=2.0)
+    np.testing.assert_allclose(d.grad(x0),
+                               np.mean([grad_k(x0, k, 2.0) for k in range(3)], axis=0),
+                               rtol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(b=st.integers(1, 4), seed=st.integers(0, 50))
+def test_maml_minibatch_oracles_are_consistent(b, seed):
+    # g_vjp_b is the transposed Jacobian of g_value_b on the same batch (finite differences).
+    q = MAMLQuadratic.random(2, 3, alpha=0.3, seed=1)
+    km = q.kernel_module
+    key = np.uint64(seed * 7919 + 1)
+    x = np.array([0.3, -0.1, 0.8])
+    v = np.array([1.0, -2.0, 0.5])
+    out = np.zeros(3)
+    km.g_vjp_b(q.data, 1, x, v, key, False, b, out)
+    J = np.zeros((3, 3))
+    e = 1e-6
+    for j in range(3):
+        yp, ym = np.zeros(3), np.zeros(3)
+        km.g_value_b(q.data, 1, x + e * np.eye(3)[j], key, False, b, yp)
+        km.g_value_b(q.data, 1, x - e * np.eye(3)[j], key, False, b, ym)
+        J[:, j] = (yp - ym) / (2 * e)
+    np.testing.assert_allclose(out, J.T @ v, atol=1e-6)
+
+
+def test_fedavg_weights_by_data_size(tiny_robust):
+    p, feats, labs = tiny_robust
+    eta, x0 = 0.3, np.array([0.2, 0.1])
+    res = fedcomp.simulate(p, "fedavg", iterations=2, eta=eta, local_steps=2, x0=x0,
+                           stochastic=False)
+    ends = []
+    for k in range(2):
+        x = x0.copy()
+        for _ in range(2):
+            x = x - eta * logistic_loss_grad(feats[k], labs[k], x, 0.1)[1]
+        ends.append(x)
+    np.testing.assert_allclose(res.x_bar, 0.75 * ends[0] + 0.25 * ends[1], rtol=1e-12)
+
+
+def test_qfedavg_one_round(tiny_robust):
+    p, feats, labs = tiny_robust
+    eta, q, x0 = 0.3, 0.5, np.array([0.2, 0.1])
+    res = fedcomp.simulate(p, "q-fedavg", iterations=1, eta=eta, x0=x0, stochastic=False, q=q)
+    L = 1.0 / eta
+    num, den = np.zeros(2), 0.0
+    for k in range(2):
+        loss, g = logistic_loss_grad(feats[k], labs[k], x0, 0.1)
+        dw = L * (eta * g)
+        num += (loss + 1e-10) ** q * dw
+        den += q * (loss + 1e-10) ** (q - 1) * dw @ dw + L * (loss + 1e-10) ** q
+    np.testing.assert_allclose(res.x_bar, x0 - num / den, rtol=1e-12)
+    assert res.floats_by_variable == {"delta": 4, "h": 2}
+
+
+def test_qfedavg_with_q0_is_fedavg_with_uniform_weights(tiny_robust):
+    # q = 0: Delta_k = Delta w_k, h_k = L, so w <- mean_k wbar_k (q-FFL paper, section 4).
+    p = tiny_robust[0]
+    a = fedcomp.simulate(p, "q-fedavg", iterations=6, eta=0.2, local_steps=3,
+                         stochastic=False, q=0.0)
+    b = fedcomp.simulate(p, "comfedl", iterations=6, eta=0.2, local_steps=3, stochastic=False)
+    c = fedcomp.simulate(p, "fedavg", iterations=6, eta=0.2, local_steps=3, stochastic=False)
+    assert np.abs(a.x_bar - b.x_bar).max() > 1e-6  # comfedl follows a different gradient
+    assert np.abs(a.x_bar - c.x_bar).max() > 1e-6  # fedavg weights 3:1
+    # the uniform average of local GD on the plain losses:
+    p1, feats, labs = tiny_robust
+    ends = []
+    for k in range(2):
+        x = np.zeros(2)
+        for _ in range(3):
+            x = x - 0.2 * logistic_loss_grad(feats[k], labs[k], x, 0.1)[1]
+        ends.append(x)
+    first = fedcomp.simulate(p, "q-fedavg", iterations=3, eta=0.2, local_steps=3,
+                             stochastic=False, q=0.0)
+    np.testing.assert_allclose(first.x_bar, np.mean(ends, axis=0), rtol=1e-10)
+
+
+def _steps(alg_name, problem):
+    mod = build.kernel_module(get_alg(alg_name), problem.kernels)
+    return mod
+
+
+def test_drfa_one_round_by_hand(tiny_robust):
+    p, feats, labs = tiny_robust
+    alg = get_alg("drfl")
+    mod = _steps("drfl", p)
+    K, d, I = 2, 2, 2
+    eta, lam_lr = 0.3, 0.4
+    nz, nw, ns = alg.sizes(d, 1)
+    X = np.tile(np.array([0.2, 0.1]), (K, 1))
+    Y, Z, W, S = np.zeros((K, 1)), np.zeros((K, nz)), np.zeros((K, nw)), np.zeros(ns)
+    hyper = np.array([eta, 0.0, 1.0, lam_lr])
+    base, ledger = base_key(11), np.zeros(4, dtype=np.int64)
+    mod.init_step(p.data, X, Y, Z, W, S, hyper, base, I, True, ledger)
+    mult = Z[:, 0].copy()
+    tprime = int(S[0])
+    assert mult.sum() == K and 1 <= tprime <= I
+    np.testing.assert_allclose(Z[:, 1], [0.5, 0.5])
+    traj = []
+    for k in range(K):
+        x = np.array([0.2, 0.1])
+        path = []
+        for _ in range(I):
+            x = x - eta * logistic_loss_grad(feats[k], labs[k], x, 0.1)[1]
+            path.append(x)
+        traj.append(path)
+    for t in range(I):
+        for k in range(K):
+            mod.client_step(p.data, 0, k, t, X, Y, Z, W, S, hyper, base, I, True)
+        mod.sync_step(p.data, 0, t, (t + 1) % I == 0, X, Y, Z, W, S, hyper, base, I, True,
+                      ledger)
+    w_new = sum(mult[k] * traj[k][-1] for k in range(K)) / K
+    w_snap = sum(mult[k] * traj[k][tprime - 1] for k in range(K)) / K
+    np.testing.assert_allclose(X[0], w_new, rtol=1e-12)
+    v = np.array([logistic_loss_grad(feats[k], labs[k], w_snap, 0.1)[0] for k in range(K)])
+    lam = np.array([0.5, 0.5]) + I * lam_lr * v
+    # projection onto the simplex of a 2-vector: shift both by the same amount
+    lam = np.clip(lam - (lam.sum() - 1.0) / 2, 0.0, None)
+    lam /= lam.sum()
+    np.testing.assert_allclose(Z[:, 1], lam, rtol=1e-12)
+    assert ledger[0] == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=1, max_size=6))
+def test_simplex_projection(vals):
+    mod = _steps("drfl", RobustFL([np.eye(2)], [np.ones(2)]))
+    v = np.array(vals, dtype=float)
+    out = v.copy()
+    mod.project_simplex(out)
+    assert out.min() >= 0 and out.sum() == pytest.approx(1.0)
+    # KKT: out = max(v - theta, 0) for one theta
+    pos = out > 1e-12
+    th = v[pos] - out[pos]
+    assert np.ptp(th) < 1e-9
+    assert np.all(v[~pos] <= th[0] + 1e-9)
+
+
+def test_baselines_run_stochastic_and_are_deterministic_per_seed():
+    p = RobustFL.synthetic(sizes=(200, 20, 20), dim=3, seed=2)
+    for name, kw in [("comfedl", dict(batch=4, clients_per_round=2)),
+                     ("fedavg", dict(batch=4, clients_per_round=2)),
+                     ("q-fedavg", dict(batch=4, q=0.2)), ("drfl", dict(batch=4))]:
+        a = fedcomp.simulate(p, name, iterations=40, eta=0.05, local_steps=4, seed=7, **kw)
+        b = fedcomp.simulate(p, name, iterations=40, eta=0.05, local_steps=4, seed=7, **kw)
+        assert a.diverged_at is None
+        np.testing.assert_array_equal(a.x_bar, b.x_bar)
+        assert a.rounds == 10

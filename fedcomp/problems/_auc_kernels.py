@@ -1,0 +1,355 @@
+"""Kernels of :class:`fedcomp.problems.AUCMinimax`, the compositional AUC min-max of Zhang et al.,
+"Federated Compositional Deep AUC Maximization" (AUC paper), problems (1)-(4), with a linear scorer.
+
+Variables (AUC paper, section 3.1): x = [w (d_w), a, b] in R^d with d = d_w + 2 (the paper's
+x = [w^T, w~_1, w~_2]^T), the dual variable y = alpha (the paper's w~_3), a scalar
+(``DUAL_DIM = 1``). Scores are h(w; z) = w^T z (a linear scorer; the features z carry a constant
+column when the problem has an intercept).
+
+Inner map (AUC paper (2)-(3)): g_k(x; xi) = x - rho * Delta_k(x; xi) with
+Delta_k(x; xi) = [grad_w L_CE(w; xi)^T, 0, 0]^T, L_CE the logistic cross-entropy
+log(1 + exp(-l w^T z)) with labels l in {+1, -1}: one gradient step of size rho on the
+cross-entropy, applied to w only; d_g = d. Its Jacobian is symmetric,
+J_g(x; xi) = I - rho * blockdiag(H_CE(w; xi), 0, 0), H_CE = mean sigma'(w^T z) z z^T.
+
+Outer function (AUC paper (1), Ying et al. 2016), for u = [w~, a, b] and one sample (z, l):
+
+    L(u, alpha; z, l) = (1-p) (w~^T z - a)^2 I[l=1] + p (w~^T z - b)^2 I[l=-1]
+                        - p (1-p) alpha^2 + 2 (1+alpha) (p w~^T z I[l=-1] - (1-p) w~^T z I[l=1])
+
+f^(k)(u, alpha) is its mean over client k's data; F(u, alpha) = (1/K) sum_k f^(k)(u, alpha) and
+g(x) = (1/K) sum_k g_k(x) (clients weigh equally, whatever their sizes; AUC paper (4)).
+p is one number shared by all clients (``params[1]``; the problem sets it to the positive
+fraction of the equal-weight mixture of the clients' data unless told otherwise).
+
+Closed-form dual (derivation): F is a concave quadratic in alpha with
+dF/dalpha = -2 p (1-p) alpha + 2 (p S_- - (1-p) S_+), where S_+ = E[w~^T z I[l=1]] and
+S_- = E[w~^T z I[l=-1]] under the equal-weight mixture; so mu = 2 p (1-p) and
+alpha*(u) = (p S_- - (1-p) S_+) / (p (1-p)) (= E[score | -] - E[score | +] when p is the true
+positive fraction). Phi(x) = max_alpha F(g(x), alpha) = F(g(x), alpha*(g(x))); by Danskin's
+theorem grad Phi(x) = J_g(x)^T grad_u F(g(x), alpha*(g(x))) (exact: alpha* is unique).
+
+Data layout: data = (Z (N, d_w) features of all clients stacked, L (N,) labels +-1.0,
+offsets (K + 1,) int64 (client k owns rows offsets[k]:offsets[k+1]), params
+[rho, p, batch_size]).
+
+Sampling: a sample xi (or zeta) of client k is a minibatch of ``batch_size`` rows of client k
+drawn uniformly with replacement, row j of the batch being ``randint(key, j, n_k)``; one key
+gives one batch, so g_value and g_vjp with the same key use the same xi (the paper's
+g(x; xi) and grad g(x; xi) share xi_t). ``exact=True`` uses all of client k's rows.
+
+Oracles (the protocol's names, then the minimax additions):
+
+    HAS_H = False, DUAL_DIM = 1
+    g_value(data, k, x, key, exact, out)     out (d,) = g_k(x; xi)
+    g_vjp(data, k, x, v, key, exact, out)    out (d,) = J_g_k(x; xi)^T v (the same batch as g_value)
+    h_grad(...)                              zeros (no non-compositional part)
+    f_grad(data, k, u, out)                  out (d,) = grad of fbar(u) = max_alpha F(u, alpha), exact
+                                             and global (k ignored): grad_u F(u, alpha*(u)) (Danskin)
+    g_mean(data, x, out)                     out (d,) = g(x) exact. The engine's inner-estimate
+                                             error is ||mean_k Y_k - g(xbar)||: for LocalSCGDAM
+                                             Y_k is the moving-average estimate h_k of g.
+    phi_value(data, x), phi_grad(data, x, out)   Phi(x) and grad Phi(x), exact (see above)
+    outer_grad_inner(data, k, u, ydual, key, exact, out)
+                                             out (d,) = grad_u f^(k)(u, alpha; zeta)
+    outer_grad_dual(data, k, u, ydual, key, exact, out)
+                                             out (1,) = grad_alpha f^(k)(u, alpha; zeta)
+    ce_grad(data, k, x, key, exact, out)     out (d,) = [grad_w L_CE(w; xi), 0, 0] (the LocalSGDM
+                                             baseline's loss); Delta_k of the inner map
+    minimax_value(data, u, ydual) -> float   F(u, alpha), exact
+    dual_opt(data, u, out)                   out (1,) = alpha*(u), exact
+    ce_value(data, x) -> float               mean cross-entropy (equal client weights), exact
+
+``ydual`` is an array of length DUAL_DIM = 1 holding alpha.
+"""
+import numba as nb
+import numpy as np
+
+from fedcomp.rng import randint
+
+HAS_H = False
+DUAL_DIM = 1
+
+
+@nb.njit(cache=True, inline="always")
+def _sigmoid(s):
+    if s >= 0.0:
+        return 1.0 / (1.0 + np.exp(-s))
+    e = np.exp(s)
+    return e / (1.0 + e)
+
+
+@nb.njit(cache=True, inline="always")
+def _row(offsets, k, j, key, exact):
+    """Row index of the j-th sample of client k's batch."""
+    if exact:
+        return offsets[k] + j
+    return offsets[k] + randint(key, j, offsets[k + 1] - offsets[k])
+
+
+@nb.njit(cache=True, inline="always")
+def _batch_len(offsets, params, k, exact):
+    if exact:
+        return offsets[k + 1] - offsets[k]
+    return np.int64(params[2])
+
+
+@nb.njit(cache=True, inline="always")
+def _dot_row(Z, i, w):
+    s = 0.0
+    for j in range(Z.shape[1]):
+        s += Z[i, j] * w[j]
+    return s
+
+
+@nb.njit(cache=True)
+def ce_grad(data, k, x, key, exact, out):
+    Z, L, offsets, params = data[0], data[1], data[2], data[3]
+    dw = Z.shape[1]
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+    nb_ = _batch_len(offsets, params, k, exact)
+    if nb_ <= 0:
+        return
+    inv = 1.0 / nb_
+    for j in range(nb_):
+        i = _row(offsets, k, j, key, exact)
+        lab = L[i]
+        s = _dot_row(Z, i, x)
+        # d/ds log(1 + exp(-l s)) = -l sigmoid(-l s)
+        c = -lab * _sigmoid(-lab * s) * inv
+        for q in range(dw):
+            out[q] += c * Z[i, q]
+
+
+@nb.njit(cache=True)
+def g_value(data, k, x, key, exact, out):
+    rho = data[3][0]
+    ce_grad(data, k, x, key, exact, out)
+    for j in range(out.shape[0]):
+        out[j] = x[j] - rho * out[j]
+
+
+@nb.njit(cache=True)
+def g_vjp(data, k, x, v, key, exact, out):
+    Z, offsets, params = data[0], data[2], data[3]
+    rho = params[0]
+    dw = Z.shape[1]
+    for j in range(out.shape[0]):
+        out[j] = v[j]
+    nb_ = _batch_len(offsets, params, k, exact)
+    if nb_ <= 0:
+        return
+    c0 = rho / nb_
+    for j in range(nb_):
+        i = _row(offsets, k, j, key, exact)
+        s = _dot_row(Z, i, x)
+        sg = _sigmoid(s)
+        zv = _dot_row(Z, i, v)
+        c = c0 * sg * (1.0 - sg) * zv
+        for q in range(dw):
+            out[q] -= c * Z[i, q]
+
+
+@nb.njit(cache=True)
+def h_grad(data, k, x, key, exact, out):
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+
+
+@nb.njit(cache=True, inline="always")
+def _sample_grad_u(Z, i, lab, u, alpha, p, wt, out):
+    """out += wt * grad_u L(u, alpha; z_i, l_i)."""
+    dw = Z.shape[1]
+    s = _dot_row(Z, i, u)
+    if lab > 0.0:
+        r = s - u[dw]
+        cw = 2.0 * (1.0 - p) * r - 2.0 * (1.0 + alpha) * (1.0 - p)
+        out[dw] -= wt * 2.0 * (1.0 - p) * r
+    else:
+        r = s - u[dw + 1]
+        cw = 2.0 * p * r + 2.0 * (1.0 + alpha) * p
+        out[dw + 1] -= wt * 2.0 * p * r
+    for q in range(dw):
+        out[q] += wt * cw * Z[i, q]
+
+
+@nb.njit(cache=True, inline="always")
+def _sample_loss(Z, i, lab, u, alpha, p):
+    dw = Z.shape[1]
+    s = _dot_row(Z, i, u)
+    v = -p * (1.0 - p) * alpha * alpha
+    if lab > 0.0:
+        r = s - u[dw]
+        v += (1.0 - p) * r * r - 2.0 * (1.0 + alpha) * (1.0 - p) * s
+    else:
+        r = s - u[dw + 1]
+        v += p * r * r + 2.0 * (1.0 + alpha) * p * s
+    return v
+
+
+@nb.njit(cache=True)
+def outer_grad_inner(data, k, u, ydual, key, exact, out):
+    Z, L, offsets, params = data[0], data[1], data[2], data[3]
+    p = params[1]
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+    nb_ = _batch_len(offsets, params, k, exact)
+    if nb_ <= 0:
+        return
+    inv = 1.0 / nb_
+    for j in range(nb_):
+        i = _row(offsets, k, j, key, exact)
+        _sample_grad_u(Z, i, L[i], u, ydual[0], p, inv, out)
+
+
+@nb.njit(cache=True)
+def outer_grad_dual(data, k, u, ydual, key, exact, out):
+    Z, L, offsets, params = data[0], data[1], data[2], data[3]
+    p = params[1]
+    alpha = ydual[0]
+    nb_ = _batch_len(offsets, params, k, exact)
+    acc = 0.0
+    if nb_ > 0:
+        for j in range(nb_):
+            i = _row(offsets, k, j, key, exact)
+            s = _dot_row(Z, i, u)
+            if L[i] > 0.0:
+                acc -= (1.0 - p) * s
+            else:
+                acc += p * s
+        acc /= nb_
+    out[0] = -2.0 * p * (1.0 - p) * alpha + 2.0 * acc
+
+
+@nb.njit(cache=True)
+def _class_sums(data, u):
+    """(S_+, S_-): equal-client-weight means of score * I[l = +1] and score * I[l = -1]."""
+    Z, L, offsets = data[0], data[1], data[2]
+    K = offsets.shape[0] - 1
+    sp = 0.0
+    sm = 0.0
+    for k in range(K):
+        n = offsets[k + 1] - offsets[k]
+        if n == 0:
+            continue
+        wt = 1.0 / (K * n)
+        for i in range(offsets[k], offsets[k + 1]):
+            s = _dot_row(Z, i, u)
+            if L[i] > 0.0:
+                sp += wt * s
+            else:
+                sm += wt * s
+    return sp, sm
+
+
+@nb.njit(cache=True)
+def dual_opt(data, u, out):
+    p = data[3][1]
+    sp, sm = _class_sums(data, u)
+    out[0] = (p * sm - (1.0 - p) * sp) / (p * (1.0 - p))
+
+
+@nb.njit(cache=True)
+def minimax_value(data, u, ydual):
+    Z, L, offsets, params = data[0], data[1], data[2], data[3]
+    p = params[1]
+    K = offsets.shape[0] - 1
+    val = 0.0
+    for k in range(K):
+        n = offsets[k + 1] - offsets[k]
+        if n == 0:
+            continue
+        wt = 1.0 / (K * n)
+        for i in range(offsets[k], offsets[k + 1]):
+            val += wt * _sample_loss(Z, i, L[i], u, ydual[0], p)
+    return val
+
+
+@nb.njit(cache=True)
+def _minimax_grad_u(data, u, alpha, out):
+    Z, L, offsets, params = data[0], data[1], data[2], data[3]
+    p = params[1]
+    K = offsets.shape[0] - 1
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+    for k in range(K):
+        n = offsets[k + 1] - offsets[k]
+        if n == 0:
+            continue
+        wt = 1.0 / (K * n)
+        for i in range(offsets[k], offsets[k + 1]):
+            _sample_grad_u(Z, i, L[i], u, alpha, p, wt, out)
+
+
+@nb.njit(cache=True)
+def f_grad(data, k, u, out):
+    a = np.empty(1)
+    dual_opt(data, u, a)
+    _minimax_grad_u(data, u, a[0], out)
+
+
+@nb.njit(cache=True)
+def g_mean(data, x, out):
+    K = data[2].shape[0] - 1
+    tmp = np.empty(out.shape[0])
+    for j in range(out.shape[0]):
+        out[j] = 0.0
+    for k in range(K):
+        if data[2][k + 1] == data[2][k]:
+            continue
+        g_value(data, k, x, np.uint64(0), True, tmp)
+        for j in range(out.shape[0]):
+            out[j] += tmp[j]
+    for j in range(out.shape[0]):
+        out[j] /= K
+
+
+@nb.njit(cache=True)
+def ce_value(data, x):
+    Z, L, offsets = data[0], data[1], data[2]
+    K = offsets.shape[0] - 1
+    val = 0.0
+    for k in range(K):
+        n = offsets[k + 1] - offsets[k]
+        if n == 0:
+            continue
+        wt = 1.0 / (K * n)
+        for i in range(offsets[k], offsets[k + 1]):
+            m = -L[i] * _dot_row(Z, i, x)
+            # log(1 + exp(m)) without overflow
+            val += wt * (max(m, 0.0) + np.log1p(np.exp(-abs(m))))
+    return val
+
+
+@nb.njit(cache=True)
+def phi_value(data, x):
+    u = np.empty(x.shape[0])
+    a = np.empty(1)
+    g_mean(data, x, u)
+    dual_opt(data, u, a)
+    return minimax_value(data, u, a)
+
+
+@nb.njit(cache=True)
+def phi_grad(data, x, out):
+    """grad Phi(x) = J_g(x)^T grad_u F(g(x), alpha*(g(x))), J_g the mean of the clients'."""
+    d = x.shape[0]
+    K = data[2].shape[0] - 1
+    u = np.empty(d)
+    v = np.empty(d)
+    tmp = np.empty(d)
+    a = np.empty(1)
+    g_mean(data, x, u)
+    dual_opt(data, u, a)
+    _minimax_grad_u(data, u, a[0], v)
+    for j in range(d):
+        out[j] = 0.0
+    for k in range(K):
+        if data[2][k + 1] == data[2][k]:
+            continue
+        g_vjp(data, k, x, v, np.uint64(0), True, tmp)
+        for j in range(d):
+            out[j] += tmp[j]
+    for j in range(d):
+        out[j] /= K

@@ -1,0 +1,148 @@
+"""Rate figures (matplotlib, Agg backend). Every function reads the result table of a sweep
+(the tidy table of :mod:`fedcomp.runner.store`, or its per-run summary from
+:func:`fedcomp.rates.measure.summarize`) and writes one PNG.
+
+* :func:`rate_figure` -- log-log plot of the measured E||grad Phi||^2 (seed means with their 95 %
+  bootstrap intervals) against T or K, the fitted line with its 95 % band, and the theory's slope
+  drawn through the fitted line at the middle of the grid; final-iterate variant alongside.
+* :func:`speedup_figure` -- samples per client to reach epsilon against K, with the K^-1 slope.
+* :func:`cost_figure` -- communication (rounds or floats per client) against 1/epsilon, with the
+  predicted slope.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _summary(table):
+    if "avg_grad_sq" in table.columns:
+        return table
+    from fedcomp.rates.measure import summarize
+    return summarize(table)
+
+
+def _reference(ax, x, anchor_x, anchor_y, slope, label, style="k--"):
+    xs = np.array([min(x), max(x)], dtype=float)
+    ax.plot(xs, anchor_y * (xs / anchor_x) ** slope, style, lw=1, label=label)
+
+
+def rate_figure(table, path, over: str = "T", predicted: float = -0.5,
+                quantities=("avg_grad_sq", "final_grad_sq"), title: str = "",
+                **fixed) -> Path:
+    """Measured quantity against `over` with fit, band and the theory's slope (module doc)."""
+    from fedcomp.rates.analysis import exponent
+    plt = _plt()
+    summary = _summary(table)
+    labels = {"avg_grad_sq": "mean over iterates (a(T) uniform)",
+              "final_grad_sq": "final iterate", "tail_grad_sq": "last 10 % of iterates"}
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for i, q in enumerate(quantities):
+        fit, boot = exponent(summary, over, q, return_boot=True, **fixed)
+        x = np.array(fit.x)
+        color = f"C{i}"
+        yerr = np.abs(np.array([fit.y_low, fit.y_high]) - np.array(fit.y_mean))
+        ax.errorbar(x, fit.y_mean, yerr=yerr, fmt="o" if i == 0 else "s", color=color,
+                    mfc=color if i == 0 else "none", capsize=3,
+                    label=f"{labels.get(q, q)}: slope {fit.text()}")
+        xs = np.geomspace(x.min(), x.max(), 50)
+        ax.plot(xs, fit.predict(xs), "-", color=color, lw=1)
+        lo, hi = fit.band(xs, boot)
+        ax.fill_between(xs, lo, hi, color=color, alpha=0.15, lw=0)
+        if i == 0:
+            xm = math.exp(np.log(x).mean())
+            _reference(ax, x, xm, float(fit.predict(xm)), predicted,
+                       f"theory: slope {predicted:+g}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(over + ("  (K = %s)" % fixed["K"] if "K" in fixed else "")
+                  + ("  (T = %s)" % fixed["T"] if "T" in fixed else ""))
+    ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def speedup_figure(table, path, predicted: float = -1.0, title: str = "",
+                   quantity: str = "avg_grad_sq") -> Path:
+    """T_eps against K with its fit, band and the K^predicted slope."""
+    from fedcomp.rates.analysis import speedup
+    plt = _plt()
+    summary = _summary(table)
+    fit, eps, points, boot = speedup(summary, quantity=quantity, return_boot=True)
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    if fit is None:
+        ax.text(0.5, 0.5, f"no target epsilon reached by two K (eps={eps:.3g})",
+                transform=ax.transAxes, ha="center")
+    else:
+        x = np.array(fit.x)
+        yerr = np.abs(np.array([fit.y_low, fit.y_high]) - np.array(fit.y_mean))
+        ax.errorbar(x, fit.y_mean, yerr=yerr, fmt="o", color="C0", capsize=3,
+                    label=f"T to reach eps={eps:.3g}: slope {fit.text()}")
+        xs = np.geomspace(x.min(), x.max(), 50)
+        ax.plot(xs, fit.predict(xs), "-", color="C0", lw=1)
+        lo, hi = fit.band(xs, boot)
+        ax.fill_between(xs, lo, hi, color="C0", alpha=0.15, lw=0)
+        xm = math.exp(np.log(x).mean())
+        _reference(ax, x, xm, float(fit.predict(xm)), predicted,
+                   f"linear speed-up: slope {predicted:+g}")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+    ax.set_xlabel("K (clients)")
+    ax.set_ylabel("samples per client to reach eps")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def cost_figure(tables: dict, path, cost: str = "rounds", predicted: dict | None = None,
+                title: str = "", quantity: str = "avg_grad_sq", **fixed) -> Path:
+    """Cost (rounds or floats per client) against 1/eps, one series per table in `tables`
+    (label -> table); `predicted` maps a label to the predicted exponent a (cost ~ eps^-a)."""
+    from fedcomp.rates.analysis import cost_exponent, invert
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for i, (label, table) in enumerate(tables.items()):
+        summary = _summary(table)
+        fit = cost_exponent(summary, cost, quantity, **fixed)
+        a, a_lo, a_hi = invert(fit)
+        inv = 1.0 / np.array(fit.y_mean)
+        xerr = np.abs(1.0 / np.array([fit.y_high, fit.y_low]) - inv)
+        color = f"C{i}"
+        ax.errorbar(inv, fit.x, xerr=xerr, fmt="o", color=color, capsize=3,
+                    label=f"{label}: {cost} ~ eps^-{a:.2f} [{a_lo:.2f}, {a_hi:.2f}]")
+        if predicted and label in predicted:
+            im = math.exp(np.log(inv).mean())
+            cm = math.exp(np.log(np.array(fit.x)).mean())
+            _reference(ax, inv, im, cm, predicted[label], f"{label}: theory eps^-{predicted[label]:g}",
+                       style=f"{color}--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("1 / eps  (eps = measured mean over iterates of ||grad Phi||^2)")
+    ax.set_ylabel({"rounds": "communication rounds",
+                   "floats_per_client": "floats sent per client"}.get(cost, cost))
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    return _save(fig, path)
+
+
+def _save(fig, path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    return path

@@ -1,0 +1,123 @@
+"""Derived measurements: exponents in T and K, linear speed-up, communication against epsilon.
+
+All take the per-run summary of :func:`fedcomp.rates.measure.summarize` and return
+:class:`~fedcomp.rates.fit.ExponentFit` objects whose intervals come from the seed bootstrap
+and the regression (see :mod:`fedcomp.rates.fit`).
+
+* :func:`exponent` -- slope of log E||grad Phi||^2 against log T (K fixed) or log K (T fixed).
+* :func:`speedup` -- samples per client T_eps(K) needed to bring the measured quantity to a
+  target epsilon, against K (linear speed-up predicts T_eps proportional to K^-1). T_eps is read
+  off each K's curve of seed means by log-log interpolation between grid points (never
+  extrapolated); the target is the geometric middle of the band that every K's curve crosses on
+  the grid, fixed from the full data.
+* :func:`cost_exponent` -- slope of log epsilon(T) against log cost(T), where the cost is
+  rounds or floats per client (deterministic given T). A bound cost <= C eps^-a is the same as
+  eps <= C' cost^(-1/a) along the schedule, so the verdict is an upper-bound verdict on this slope
+  with prediction -1/a; :func:`invert` turns it into the exponent a of cost against 1/eps.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from fedcomp.rates.fit import ExponentFit, crossing, fit_exponent, fit_statistic
+from fedcomp.rates.measure import matrix
+
+
+def exponent(summary: pd.DataFrame, over: str, quantity: str = "avg_grad_sq",
+             return_boot: bool = False, **fixed):
+    x, v = matrix(summary, over, quantity, **fixed)
+    return fit_exponent(x, v, return_boot=return_boot)
+
+
+def _grid(summary, quantity):
+    Ks = np.sort(summary["K"].unique())
+    Ts = np.sort(summary["T"].unique())
+    seeds = np.sort(summary["seed"].unique())
+    arr = np.full((len(seeds), len(Ks), len(Ts)), np.nan)
+    si = {s: i for i, s in enumerate(seeds)}
+    ki = {k: i for i, k in enumerate(Ks)}
+    ti = {t: i for i, t in enumerate(Ts)}
+    for s, k, t, q in summary[["seed", "K", "T", quantity]].itertuples(index=False):
+        arr[si[s], ki[k], ti[t]] = q
+    return Ks, Ts, arr
+
+
+def target_eps(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> float:
+    """Geometric middle of [max_K min_T mean, min_K max_T mean]: a level every K's curve of seed
+    means reaches on the grid (NaN if none does)."""
+    Ks, Ts, arr = _grid(summary, quantity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m = np.nanmean(arr, axis=0)
+    lowest = np.nanmin(m, axis=1)   # per K: smallest mean on the grid
+    highest = np.nanmax(m, axis=1)
+    lo, hi = np.max(lowest), np.min(highest)
+    if not (np.isfinite(lo) and np.isfinite(hi)) or lo >= hi:
+        return math.nan
+    return float(math.sqrt(lo * hi))
+
+
+def speedup(summary: pd.DataFrame, eps: float | None = None, quantity: str = "avg_grad_sq",
+            return_boot: bool = False):
+    """Fit of T_eps (samples per client to reach eps) against K, and eps.
+
+    Returns
+    -------
+    (ExponentFit or None, eps, dict K -> T_eps) (plus the bootstrap array if asked); the fit is
+    None when fewer than two K reach eps.
+    """
+    Ks, Ts, arr = _grid(summary, quantity)
+    if eps is None:
+        eps = target_eps(summary, quantity)
+    if not math.isfinite(eps):
+        return (None, eps, {}, None) if return_boot else (None, eps, {})
+
+    def statistic(idx):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            m = np.nanmean(arr[idx], axis=0)
+        out = np.empty(len(Ks))
+        for i in range(len(Ks)):
+            ok = np.isfinite(m[i])
+            out[i] = crossing(Ts[ok], m[i][ok], eps) if ok.sum() >= 1 else math.nan
+        return out
+
+    full = statistic(np.arange(arr.shape[0]))
+    table = {int(k): float(t) for k, t in zip(Ks, full)}
+    if np.isfinite(full).sum() < 2:
+        return (None, eps, table, None) if return_boot else (None, eps, table)
+    res = fit_statistic(Ks.astype(float), statistic, arr.shape[0], return_boot=return_boot)
+    if return_boot:
+        fit, boot = res
+        return fit, eps, table, boot
+    return res, eps, table
+
+
+def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_grad_sq",
+                  return_boot: bool = False, **fixed):
+    """Slope of log (seed-mean quantity) against log (cost) along the T grid (module docstring).
+    Cost must be the same for every seed of a T (it is: rounds and floats depend on T alone)."""
+    sub = summary
+    for k, v in fixed.items():
+        sub = sub[sub[k] == v]
+    costs = sub.groupby("T")[cost].agg(["min", "max"])
+    if (costs["min"] != costs["max"]).any():
+        raise ValueError(f"{cost} differs between seeds of one T")
+    x, v = matrix(sub, "T", quantity)
+    cx = costs.loc[x.astype(int), "min"].to_numpy(dtype=float)
+    if len(np.unique(cx)) < len(cx):
+        raise ValueError(f"{cost} does not grow along the T grid; cannot fit against it")
+    return fit_exponent(cx, v, return_boot=return_boot)
+
+
+def invert(fit: ExponentFit) -> tuple[float, float, float]:
+    """Exponent a of cost against 1/eps (cost ~ eps^-a) from the slope s of eps against cost
+    (a = -1/s), with the interval mapped through the same monotone map (inf when the interval
+    of s reaches 0 or above)."""
+    def a(s):
+        return -1.0 / s if s < 0 else math.inf
+    return a(fit.slope), a(fit.low), a(fit.high)

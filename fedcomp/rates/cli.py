@@ -1,0 +1,198 @@
+"""``fedcomp verify``: run the checks of the registered claims and write a report.
+
+::
+
+    fedcomp verify [--claim ID ...] [--profile quick|full] [--json] [--out DIR]
+                   [--executor inprocess|process|dask] [--address tcp://host:port] [--workers N]
+
+Every claim of :func:`fedcomp.theory.claims.all_claims` that has a check is run (or those named
+with ``--claim``); claims without a check are listed as not-checked. A check that raises is
+reported as inconclusive with the error; it never stops the others. The report goes to DIR
+(default ``./report``): ``report.md`` (per claim: statement, prediction, measurement with its
+interval, verdict, figures, the command that reproduces it, seconds taken) and ``report.json``.
+With ``--json`` the JSON of CONTRACT.md is printed:
+``{"claims": [{"id", "verdict", "predicted", "measured", "detail"}, ...]}`` (plus ``status``,
+``interval``, ``figures``, ``seconds`` per claim and ``profile``, ``seconds`` overall).
+
+The rate checks keep their runs under DIR/data (resumable Parquet stores): a rerun into the same
+DIR reuses finished runs whose code and data did not change.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+PROFILES = ("quick", "full")
+
+
+def _clean(obj):
+    """JSON-safe copy: numpy scalars to Python, non-finite floats to strings."""
+    import numpy as np
+    if isinstance(obj, dict):
+        return {str(k): _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, np.ndarray):
+        return _clean(obj.tolist())
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return str(obj)
+
+
+def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr) -> dict:
+    """Run the checks and write the report; return the report as a dict (see module docstring).
+    """
+    from fedcomp.rates.checks import timed
+    from fedcomp.theory.claims import all_claims
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    claims = all_claims()
+    known = {c.id: c for c in claims}
+    if claim_ids:
+        unknown = [c for c in claim_ids if c not in known]
+        if unknown:
+            raise ValueError(f"unknown claim(s) {unknown}; `fedcomp claims` lists them: "
+                             f"{', '.join(sorted(known))}")
+        claims = [known[c] for c in dict.fromkeys(claim_ids)]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    rows = []
+    for c in claims:
+        cmd = f"fedcomp verify --claim {c.id} --profile {profile}"
+        if c.check is None:
+            rows.append({"id": c.id, "verdict": "inconclusive", "status": "not-checked",
+                         "predicted": c.predicted, "measured": None,
+                         "detail": "not checked: no check is built for this claim yet",
+                         "interval": None, "figures": [], "seconds": 0.0,
+                         "statement": c.statement, "location": c.location, "kind": c.kind,
+                         "paper": c.to_dict()["paper"], "command": cmd})
+            continue
+        print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
+        res, secs = timed(c.run_check, profile, out)
+        print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s", file=log, flush=True)
+        figs = []
+        for f in res.figures or []:
+            p = Path(f)
+            try:
+                figs.append(str(p.resolve().relative_to(out.resolve())))
+            except ValueError:
+                figs.append(str(p))
+        rows.append({"id": c.id, "verdict": res.verdict, "status": "checked",
+                     "predicted": res.predicted, "measured": res.measured, "detail": res.detail,
+                     "interval": list(res.interval) if res.interval is not None else None,
+                     "figures": figs, "seconds": round(secs, 2), "statement": c.statement,
+                     "location": c.location, "kind": c.kind, "paper": c.to_dict()["paper"],
+                     "command": cmd})
+    total = time.perf_counter() - t0
+    report = _clean({"profile": profile, "seconds": round(total, 1),
+                     "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                         timespec="seconds"),
+                     "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                                f"Python {platform.python_version()}",
+                     "claims": rows})
+    (out / "report.json").write_text(json.dumps(report, indent=2))
+    (out / "report.md").write_text(markdown(report))
+    return report
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:+.3f}" if abs(v) < 100 else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def verdict_table(report: dict) -> str:
+    lines = ["| claim | verdict | seconds | command |", "|---|---|---|---|"]
+    for r in report["claims"]:
+        v = r["verdict"] if r["status"] == "checked" else "not-checked"
+        lines.append(f"| {r['id']} | **{v}** | {r['seconds']} | `{r['command']}` |")
+    return "\n".join(lines)
+
+
+def markdown(report: dict) -> str:
+    out = [f"# fedcomp verify report ({report['profile']} profile)", "",
+           f"Generated {report['date']} on {report['machine']}; total {report['seconds']} s.", "",
+           "Verdicts: **pass** = the measurement is consistent with the claim (for an O(.) "
+           "bound: the measured exponent's 95 % interval is not slower than predicted); "
+           "**fail** = the interval excludes it; **inconclusive** = the interval is too wide, "
+           "the check could not decide or raised.", "", verdict_table(report), ""]
+    for r in report["claims"]:
+        out += [f"## {r['id']} -- {r['location']}", "",
+                f"*{r['paper']}* ({r['kind']})", "", f"**Statement.** {r['statement']}", "",
+                f"**Prediction.** `{json.dumps(r['predicted'])}`", "",
+                f"**Verdict: {r['verdict'] if r['status'] == 'checked' else 'not-checked'}**"
+                f" ({r['seconds']} s)", ""]
+        m = r["measured"]
+        if isinstance(m, dict) and isinstance(m.get("parts"), list):
+            out += ["| part | verdict | slope | 95 % interval | predicted |",
+                    "|---|---|---|---|---|"]
+            for p in m["parts"]:
+                out.append(f"| {p.get('part')} | {p.get('verdict')} | {_fmt(p.get('slope'))} | "
+                           f"{_fmt(p.get('interval'))} | {_fmt(p.get('predicted'))} |")
+            rest = {k: v for k, v in m.items() if k != "parts"}
+            if rest:
+                out += ["", "Also measured (not judged): `" + json.dumps(rest) + "`"]
+        elif m is not None:
+            out += ["**Measured.**", "", "```json", json.dumps(m, indent=1)[:4000], "```"]
+        if r.get("interval"):
+            out += ["", f"Interval (first part): {_fmt(r['interval'])}"]
+        out += ["", "**Detail.** " + str(r["detail"]).replace("\n", "  \n"), ""]
+        for f in r["figures"]:
+            out += [f"![{r['id']}]({f})", ""]
+        out += [f"Reproduce: `{r['command']}`", ""]
+    return "\n".join(out)
+
+
+def _verify(args) -> int:
+    from fedcomp.rates.measure import set_executor
+    set_executor(executor=args.executor, address=args.address, workers=args.workers,
+                 progress=not args.json and sys.stderr.isatty())
+    report = run_verify(args.claim, args.profile, args.out,
+                        log=sys.stderr)
+    if args.json:
+        print(json.dumps({"claims": [{k: r[k] for k in ("id", "verdict", "predicted", "measured",
+                                                         "detail", "status", "interval",
+                                                         "figures", "seconds")}
+                                     for r in report["claims"]],
+                          "profile": report["profile"], "seconds": report["seconds"]},
+                         indent=2))
+    else:
+        print(verdict_table(report))
+        print(f"\n{len(report['claims'])} claims in {report['seconds']} s; report: "
+              f"{Path(args.out) / 'report.md'}")
+    return 0
+
+
+def add_cli(sub) -> None:
+    from fedcomp.runner import EXECUTORS
+    p = sub.add_parser("verify", help="check the papers' claims and write a report",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--claim", action="extend", nargs="+", metavar="ID",
+                   help="check only these claims (repeatable); default: every claim")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="quick: minutes on a laptop; full: paper-scale grids")
+    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    p.add_argument("--out", default="report", metavar="DIR",
+                   help="report directory (default ./report)")
+    p.add_argument("--executor", choices=EXECUTORS, default="inprocess",
+                   help="where the rate sweeps run (default inprocess: numba threads)")
+    p.add_argument("--address", default=None, metavar="tcp://host:port",
+                   help="Dask scheduler for --executor dask (default: a LocalCluster)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="process-pool / LocalCluster workers (default: all cores)")
+    p.set_defaults(func=_verify)

@@ -1,0 +1,255 @@
+"""Exponent fits with confidence intervals, and verdicts for upper-bound rates.
+
+:func:`fit_exponent` fits log y = a + s log x by least squares to the seed means of a quantity
+measured at several grid points x (runs of different seeds are independent repetitions). Two 95 %
+intervals for the slope s are computed:
+
+* the seed bootstrap: seeds are resampled with replacement (``n_boot`` times), the means and the
+  slope recomputed, and the percentile interval taken; it captures the sampling noise;
+* the regression interval (:func:`scipy.stats.linregress`'s standard error times the Student-t
+  quantile with n - 2 degrees of freedom); it captures lack of fit (curvature in log-log).
+
+The reported interval is their union (the wider, conservative choice): a verdict then needs the
+prediction to be consistent with both the noise and the shape of the data.
+
+:func:`upper_bound_verdict` decides a claim "y <= C x^p as x grows" (a theorem's O(.) bound):
+
+* ``fail`` when even the most favourable end of the interval is slower than predicted
+  (``low > p + tolerance``): the measured decay is slower than the bound allows;
+* ``inconclusive`` when the interval is wider than ``max_width`` (too few seeds or grid points to
+  decide), or the fit has fewer than 3 usable grid points;
+* ``pass`` otherwise (the interval reaches the predicted exponent or lies below it: an upper
+  bound is satisfied by a faster decay too, which is reported as "faster than the bound").
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95
+
+
+@dataclass
+class ExponentFit:
+    """Slope of log y against log x with its intervals (see the module docstring)."""
+    slope: float
+    intercept: float
+    low: float
+    high: float
+    boot_low: float
+    boot_high: float
+    reg_low: float
+    reg_high: float
+    stderr: float
+    r2: float
+    n_points: int
+    n_seeds: int
+    x: list
+    y_mean: list
+    y_low: list
+    y_high: list
+
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    def predict(self, x) -> np.ndarray:
+        return np.exp(self.intercept) * np.asarray(x, dtype=float) ** self.slope
+
+    def band(self, x, boot: np.ndarray | None = None):
+        """Pointwise 95 % band of the fitted line (from the bootstrap lines when given)."""
+        x = np.asarray(x, dtype=float)
+        if boot is None or len(boot) == 0:
+            lo = np.exp(self.intercept) * x ** self.low
+            hi = np.exp(self.intercept) * x ** self.high
+            return np.minimum(lo, hi), np.maximum(lo, hi)
+        lines = boot[:, :1] + boot[:, 1:2] * np.log(x)[None, :]
+        q = (1 - LEVEL) / 2
+        return np.exp(np.quantile(lines, q, axis=0)), np.exp(np.quantile(lines, 1 - q, axis=0))
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["interval"] = [self.low, self.high]
+        return d
+
+    def text(self) -> str:
+        return f"{self.slope:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+
+def _ols(lx, ly):
+    xm = lx.mean()
+    dx = lx - xm
+    s = (dx * (ly - ly.mean())).sum() / (dx * dx).sum()
+    return ly.mean() - s * xm, s
+
+
+def fit_exponent(x, values, n_boot: int = 2000, seed: int = 0, return_boot: bool = False):
+    """Fit y ~ C x^s to seed means, with intervals.
+
+    Parameters
+    ----------
+    x : array (n,)
+        Grid (positive).
+    values : array (n_seeds, n)
+        The measured quantity per seed and grid point (positive; NaN marks a missing run, e.g. a
+        diverged one, and is left out of that point's mean).
+    n_boot : int
+        Bootstrap resamples of the seeds.
+    seed : int
+        Seed of the bootstrap's generator (the fit is deterministic given its inputs).
+    return_boot : bool
+        Also return the (n_boot, 2) array of bootstrap (intercept, slope).
+
+    Returns
+    -------
+    ExponentFit (and the bootstrap array if asked)
+    """
+    x = np.asarray(x, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if v.ndim == 1:
+        v = v[None, :]
+    if v.shape[1] != x.shape[0]:
+        raise ValueError(f"values must have shape (n_seeds, {x.shape[0]}), got {v.shape}")
+    finite = v[np.isfinite(v)]
+    if finite.size == 0 or finite.min() <= 0:
+        raise ValueError("values must contain positive finite numbers (log-log fit)")
+    keep = np.isfinite(v).sum(axis=0) > 0
+    x, v = x[keep], v[:, keep]
+
+    def statistic(idx):
+        with np.errstate(all="ignore"):
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.nanmean(v[idx], axis=0)
+
+    return fit_statistic(x, statistic, v.shape[0], n_boot=n_boot, seed=seed,
+                         return_boot=return_boot)
+
+
+def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
+                  return_boot: bool = False):
+    """Fit log statistic(all seeds) against log x, with the seed bootstrap and regression
+    intervals (module docstring). ``statistic(idx)`` maps an array of seed indices (with
+    repeats) to the quantity at every grid point (length len(x)); a non-finite or non-positive
+    entry of a bootstrap replicate drops that grid point from that replicate's fit.
+    """
+    x = np.asarray(x, dtype=float)
+    if np.any(x <= 0):
+        raise ValueError("x must be positive (log-log fit)")
+    n_seeds = int(n_seeds)
+    full = np.asarray(statistic(np.arange(n_seeds)), dtype=float)
+    ok = np.isfinite(full) & (full > 0)
+    if ok.sum() < 2:
+        raise ValueError("need at least 2 grid points with positive finite values to fit an "
+                         "exponent")
+    x, full = x[ok], full[ok]
+    n = x.shape[0]
+    lx = np.log(x)
+    ly = np.log(full)
+    a, s = _ols(lx, ly)
+    pred = a + s * lx
+    ss_res = float(((ly - pred) ** 2).sum())
+    ss_tot = float(((ly - ly.mean()) ** 2).sum())
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
+    if n > 2:
+        reg = stats.linregress(lx, ly)
+        tq = stats.t.ppf(0.5 + LEVEL / 2, n - 2)
+        stderr = float(reg.stderr)
+        reg_low, reg_high = s - tq * stderr, s + tq * stderr
+    else:
+        stderr, reg_low, reg_high = math.inf, -math.inf, math.inf
+    rng = np.random.default_rng(seed)
+    boot = np.full((n_boot, 2), np.nan)
+    pts = np.full((n_boot, n), np.nan)
+    for b in range(n_boot):
+        idx = rng.integers(0, n_seeds, n_seeds)
+        m = np.asarray(statistic(idx), dtype=float)[ok]
+        pts[b] = m
+        good = np.isfinite(m) & (m > 0)
+        if good.sum() >= 2:
+            boot[b] = _ols(lx[good], np.log(m[good]))
+    boot = boot[np.isfinite(boot[:, 1])]
+    q = (1 - LEVEL) / 2
+    if n_seeds > 1 and len(boot) >= max(20, n_boot // 2):
+        boot_low, boot_high = (float(z) for z in np.quantile(boot[:, 1], [q, 1 - q]))
+    else:
+        boot_low, boot_high = -math.inf, math.inf
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y_low = np.nanquantile(pts, q, axis=0)
+        y_high = np.nanquantile(pts, 1 - q, axis=0)
+    fit = ExponentFit(slope=float(s), intercept=float(a),
+                      low=float(min(boot_low, reg_low)), high=float(max(boot_high, reg_high)),
+                      boot_low=boot_low, boot_high=boot_high, reg_low=float(reg_low),
+                      reg_high=float(reg_high), stderr=stderr, r2=float(r2), n_points=int(n),
+                      n_seeds=n_seeds, x=x.tolist(), y_mean=full.tolist(),
+                      y_low=y_low.tolist(), y_high=y_high.tolist())
+    return (fit, boot) if return_boot else fit
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    reason: str
+
+
+def upper_bound_verdict(fit: ExponentFit, predicted: float, max_width: float = 0.4,
+                        tolerance: float = 0.0) -> Verdict:
+    """Verdict for "y <= C x^predicted as x grows" given a fitted exponent (module docstring).
+
+    Parameters
+    ----------
+    fit : ExponentFit
+    predicted : float
+        The bound's exponent (e.g. -0.5 for O(T^-1/2)).
+    max_width : float > 0
+        Widest interval that still decides.
+    tolerance : float >= 0
+        Slack added to the prediction before calling a fail (0: the interval alone decides).
+    """
+    if not max_width > 0:
+        raise ValueError(f"max_width must be > 0, got {max_width!r}")
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+    iv = f"slope {fit.text()} (95 % interval), predicted {predicted:+.3f}"
+    if fit.n_points < 3:
+        return Verdict("inconclusive", f"{iv}: fewer than 3 grid points")
+    if fit.low > predicted + tolerance:
+        return Verdict("fail", f"{iv}: the measured decay is slower than the bound allows "
+                               f"(interval lies above the prediction)")
+    if fit.width > max_width:
+        return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
+    if fit.high < predicted:
+        return Verdict("pass", f"{iv}: faster than the bound (an upper bound is respected; it "
+                               f"is not tight on this problem)")
+    return Verdict("pass", f"{iv}: consistent with the predicted exponent")
+
+
+def combine(verdicts: list[str]) -> str:
+    """Verdict of a claim made of several parts: fail if any fails, pass if all pass."""
+    if any(v == "fail" for v in verdicts):
+        return "fail"
+    if verdicts and all(v == "pass" for v in verdicts):
+        return "pass"
+    return "inconclusive"
+
+
+def crossing(x, y, level: float) -> float:
+    """First x at which the piecewise log-log-linear curve through (x, y) falls to `level`
+    (NaN if it never does on the grid; x[0] if it starts below)."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if y[0] <= level:
+        return float(x[0])
+    for i in range(1, len(x)):
+        if y[i] <= level:
+            lx0, lx1 = math.log(x[i - 1]), math.log(x[i])
+            ly0, ly1 = math.log(y[i - 1]), math.log(y[i])
+            frac = (math.log(level) - ly0) / (ly1 - ly0)
+            return float(math.exp(lx0 + frac * (lx1 - lx0)))
+    return math.nan

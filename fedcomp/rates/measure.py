@@ -1,0 +1,167 @@
+"""Sweeps over (T, K) and seeds with a theorem's schedule, and the per-run measured quantities.
+
+**What is measured.** The theorems bound E||grad Phi(xbar^{a(T)})||^2 with a(T) uniform on
+{1, ..., T} and the expectation over a(T) and the samples. For one run the expectation over a(T) is
+the mean of ||grad Phi(xbar^t)||^2 over t = 1..T; we estimate it by the mean over the recorded
+iterates t = r, 2r, ..., T (``record_every`` r; exact when r = 1, a Riemann sum of the same
+average otherwise; sweeps use r = max(1, T // max_records)), and the expectation over samples by
+the mean over seeds (independent runs). This is ``avg_grad_sq``. Final-iterate variants:
+``final_grad_sq`` = ||grad Phi(xbar^T)||^2 (what a user who returns the last model gets) and
+``tail_grad_sq`` = the mean over the last 10 % of the recorded iterates. The gradient is the
+exact grad Phi of the problem (the engine's recorder), never a sampled one.
+
+Communication: ``rounds`` = model-parameter rounds (ledger), ``floats_per_client`` = all floats
+uploaded by all clients divided by K (``floats_x``, ``floats_y`` per variable). Samples per client:
+T (each algorithm here draws one sample zeta_k^t per client and iteration; FedDRO evaluates it at
+two points).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from fedcomp.runner import RunSpec, run_specs
+
+DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR", "inprocess"),
+                    "address": os.environ.get("FEDCOMP_DASK_ADDRESS") or None,
+                    "workers": None, "progress": False}
+
+
+def set_executor(executor: str | None = None, address: str | None = None,
+                 workers: int | None = None, progress: bool | None = None) -> None:
+    """Executor used by the rate checks (``fedcomp verify --executor ...`` sets it)."""
+    if executor is not None:
+        DEFAULT_EXECUTOR["executor"] = executor
+    if address is not None:
+        DEFAULT_EXECUTOR["address"] = address
+    if workers is not None:
+        DEFAULT_EXECUTOR["workers"] = workers
+    if progress is not None:
+        DEFAULT_EXECUTOR["progress"] = progress
+
+
+@dataclass
+class Sweep:
+    """A grid of (T, K) x seeds for one algorithm, problem family and schedule.
+
+    Parameters
+    ----------
+    name : str
+        Label stored with the rows (``label_sweep``).
+    problem : str
+        ``"module:qualname"`` of the problem constructor.
+    problem_args : callable K -> dict
+        Constructor arguments for K clients.
+    algorithm : str
+    schedule : callable (T, K) -> dict
+        Keyword arguments of :func:`fedcomp.simulate` (eta, local_steps, hyperparameters).
+    points : list of (T, K)
+    seeds : int
+        Seeds 0 .. seeds-1 at every point.
+    max_records : int
+        At most this many recorded iterates per run (record_every = max(1, T // max_records)).
+    """
+    name: str
+    problem: str
+    problem_args: Callable[[int], dict]
+    algorithm: str
+    schedule: Callable[[int, int], dict]
+    points: list
+    seeds: int = 16
+    max_records: int = 1024
+    x0: list | None = None
+    extra: dict = field(default_factory=dict)
+
+    def specs(self) -> list[RunSpec]:
+        """The runs. Labels carry the sweep name, a digest of the compiled code (algorithm steps,
+        problem kernels, engine) and the problem data's fingerprint, so a stored run is reused
+        only while neither the code nor the data changed."""
+        out = []
+        for T, K in self.points:
+            params = {"iterations": int(T), "stochastic": True,
+                      "record_every": max(1, int(T) // self.max_records),
+                      **self.schedule(int(T), int(K)), **self.extra}
+            if self.x0 is not None:
+                params["x0"] = list(self.x0)
+            args = self.problem_args(int(K))
+            labels = {"sweep": self.name, **_code_and_data(self.problem, args, self.algorithm)}
+            spec = RunSpec(self.problem, args, self.algorithm, params, 0, labels)
+            out += [spec.with_seed(s) for s in range(self.seeds)]
+        return out
+
+    def run(self, store_dir: Path | str | None = None, **executor) -> pd.DataFrame:
+        """Run (or resume) the sweep; return the per-run summary (:func:`summarize`)."""
+        opts = {**DEFAULT_EXECUTOR, **executor}
+        table = run_specs(self.specs(), store=store_dir, desc=self.name, **opts)
+        return summarize(table)
+
+
+def _code_and_data(problem: str, args: dict, algorithm: str) -> dict:
+    import hashlib
+
+    from fedcomp.algorithms import get
+    from fedcomp.engine import build
+    from fedcomp.runner.spec import _build_problem, _canonical
+    prob = _build_problem(problem, _canonical(args))
+    h = hashlib.sha256(build.generate_source(get(algorithm), prob.kernels).encode())
+    for dep in (prob.kernels, *build._DEP_MODULES):
+        h.update(build._module_source(dep).encode())
+    return {"code": h.hexdigest()[:12], "data": prob.fingerprint()}
+
+
+def summarize(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per run: T, K, seed, avg_grad_sq, final_grad_sq, tail_grad_sq, rounds,
+    floats_per_client, floats_x, floats_y, local_steps, eta, diverged (see module docstring).
+    A diverged run has NaN measured quantities."""
+    rows = []
+    for run_id, g in table.groupby("run_id", sort=False):
+        g = g.sort_values("t")
+        T = int(g["iterations"].iloc[0])
+        K = int(g["K"].iloc[0])
+        diverged = int(g["diverged_at"].iloc[0]) >= 0
+        rec = g[(g["t"] >= 1) & (g["t"] <= T)]
+        gn = rec["grad_norm_sq"].to_numpy()
+        if diverged or len(gn) == 0:
+            avg = final = tail = np.nan
+        else:
+            avg = float(gn.mean())
+            final = float(gn[-1])
+            tail = float(gn[-max(1, len(gn) // 10):].mean())
+        floats_y = g["floats_y_total"].iloc[0] if "floats_y_total" in g else 0
+        rows.append({"run_id": run_id, "config_hash": g["config_hash"].iloc[0],
+                     "algorithm": g["algorithm"].iloc[0], "T": T, "K": K,
+                     "d": int(g["d"].iloc[0]), "d_g": int(g["d_g"].iloc[0]),
+                     "seed": int(g["seed"].iloc[0]),
+                     "eta": float(g["eta"].iloc[0]), "local_steps": int(g["local_steps"].iloc[0]),
+                     "avg_grad_sq": avg, "final_grad_sq": final, "tail_grad_sq": tail,
+                     "rounds": int(g["rounds_total"].iloc[0]),
+                     "floats_per_client": float(g["floats_sent_total"].iloc[0]) / K,
+                     "floats_x": int(g["floats_x_total"].iloc[0]) if "floats_x_total" in g else 0,
+                     "floats_y": int(floats_y) if pd.notna(floats_y) else 0,
+                     "diverged": diverged,
+                     "sweep": g["label_sweep"].iloc[0] if "label_sweep" in g else ""})
+    out = pd.DataFrame(rows)
+    return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
+
+
+def matrix(summary: pd.DataFrame, over: str, quantity: str = "avg_grad_sq", **fixed):
+    """Grid values of `over` ("T" or "K") and the (n_seeds, n_points) array of `quantity`, for
+    the rows matching `fixed` (e.g. K=8). Missing or diverged runs are NaN."""
+    sub = summary
+    for k, v in fixed.items():
+        sub = sub[sub[k] == v]
+    if sub.empty:
+        raise ValueError(f"no runs match {fixed}")
+    piv = sub.pivot_table(index="seed", columns=over, values=quantity, aggfunc="first",
+                          dropna=False)
+    piv = piv.sort_index(axis=1)
+    return piv.columns.to_numpy(dtype=float), piv.to_numpy(dtype=float)
+
+
+def seed_means(summary: pd.DataFrame, quantity: str, by=("K", "T")) -> pd.DataFrame:
+    return summary.groupby(list(by))[quantity].mean().reset_index()

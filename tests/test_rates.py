@@ -1,0 +1,186 @@
+"""Rates: exponent fits and their intervals, verdicts, schedules, derived measurements."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fedcomp
+from fedcomp.rates import schedules as S
+from fedcomp.rates.analysis import cost_exponent, invert, speedup, target_eps
+from fedcomp.rates.fit import (ExponentFit, combine, crossing, fit_exponent,
+                               upper_bound_verdict)
+from fedcomp.rates.measure import Sweep, matrix, summarize
+from fedcomp.rates.problems import heterogeneous_linear
+
+
+@settings(max_examples=25, deadline=None)
+@given(slope=st.floats(-2.0, 1.0), logc=st.floats(-5, 5),
+       npts=st.integers(3, 8), nseeds=st.integers(1, 6))
+def test_noise_free_power_law_is_recovered_exactly(slope, logc, npts, nseeds):
+    x = 2.0 ** np.arange(8, 8 + npts)
+    v = np.tile(math.exp(logc) * x ** slope, (nseeds, 1))
+    fit = fit_exponent(x, v, n_boot=50)
+    assert fit.slope == pytest.approx(slope, abs=1e-9)
+    assert fit.intercept == pytest.approx(logc, abs=1e-6)
+    assert fit.low <= fit.slope + 1e-9 and fit.high >= fit.slope - 1e-9
+
+
+@settings(max_examples=15, deadline=None)
+@given(slope=st.floats(-1.5, -0.1), sigma=st.floats(0.05, 0.5), seed=st.integers(0, 10_000))
+def test_noisy_fit_interval_brackets_estimate_and_true_slope_is_close(slope, sigma, seed):
+    rng = np.random.default_rng(seed)
+    x = 2.0 ** np.arange(9, 16)
+    v = 3.0 * x ** slope * np.exp(sigma * rng.standard_normal((32, len(x))))
+    fit = fit_exponent(x, v, n_boot=300, seed=seed)
+    assert fit.low <= fit.slope <= fit.high
+    # the slope of the means of 32 seeds with sigma <= 0.5 is within 0.2 of the truth
+    assert abs(fit.slope - slope) < 0.2
+
+
+def test_interval_coverage_is_at_least_nominal_ballpark():
+    # 95 % intervals (union of bootstrap and regression) should cover the true exponent in
+    # most repetitions; a broken interval (e.g. a standard deviation instead of a quantile)
+    # covers far less often.
+    rng = np.random.default_rng(1)
+    x = 2.0 ** np.arange(9, 15)
+    true = -0.5
+    hits = 0
+    reps = 120
+    for r in range(reps):
+        v = 2.0 * x ** true * np.exp(0.3 * rng.standard_normal((8, len(x))))
+        fit = fit_exponent(x, v, n_boot=200, seed=r)
+        hits += fit.low <= true <= fit.high
+    assert hits / reps >= 0.85
+
+
+def test_fit_rejects_bad_input():
+    with pytest.raises(ValueError, match="positive"):
+        fit_exponent([1, 2, 3], [[1, -1, 1]])
+    with pytest.raises(ValueError, match="shape"):
+        fit_exponent([1, 2, 3], [[1, 1]])
+    with pytest.raises(ValueError, match="x must be positive"):
+        fit_exponent([0, 2, 3], [[1, 1, 1]])
+
+
+def _fit(slope, low, high, n=5):
+    return ExponentFit(slope, 0.0, low, high, low, high, low, high, 0.01, 0.99, n, 8,
+                       [], [], [], [])
+
+
+def test_upper_bound_verdicts():
+    assert upper_bound_verdict(_fit(-0.5, -0.55, -0.45), -0.5).verdict == "pass"
+    assert upper_bound_verdict(_fit(-0.8, -0.9, -0.7), -0.5).verdict == "pass"   # faster
+    assert upper_bound_verdict(_fit(-0.3, -0.35, -0.25), -0.5).verdict == "fail"  # slower
+    assert upper_bound_verdict(_fit(-0.5, -1.0, 0.0), -0.5).verdict == "inconclusive"
+    assert upper_bound_verdict(_fit(-0.5, -0.6, -0.4, n=2), -0.5).verdict == "inconclusive"
+    # a wide interval entirely above the prediction is still a fail
+    assert upper_bound_verdict(_fit(0.2, -0.2, 0.6), -0.5).verdict == "fail"
+    assert upper_bound_verdict(_fit(-0.3, -0.35, -0.25), -0.5,
+                               tolerance=0.2).verdict == "pass"
+    with pytest.raises(ValueError, match="max_width"):
+        upper_bound_verdict(_fit(-0.5, -0.6, -0.4), -0.5, max_width=0)
+    assert combine(["pass", "pass"]) == "pass"
+    assert combine(["pass", "inconclusive"]) == "inconclusive"
+    assert combine(["inconclusive", "fail"]) == "fail"
+
+
+def test_crossing_interpolates_in_log_log():
+    x = np.array([1.0, 4.0, 16.0])
+    y = 1.0 / np.sqrt(x)
+    assert crossing(x, y, 0.5) == pytest.approx(4.0)
+    assert crossing(x, y, 1 / math.sqrt(8.0)) == pytest.approx(8.0)
+    assert crossing(x, y, 2.0) == 1.0
+    assert math.isnan(crossing(x, y, 0.1))
+
+
+def test_schedules_follow_the_theorems_orders():
+    for T in (256, 4096, 65536):
+        for K in (2, 8, 32):
+            p = S.feddro(T, K, c=0.5, c_b=2.0, c_I=2.0)
+            assert p["eta"] == pytest.approx(0.5 * math.sqrt(K / T))
+            assert p["beta"] == pytest.approx(min(1.0, 2.0 * p["eta"]))
+            assert p["local_steps"] == max(1, round(2.0 * T ** 0.25 / K ** 0.75))
+            q = S.ds_feddro(T, K, c=1.0, c_x=2.0, c_y=0.5, c_I=1.0)
+            I = q["local_steps"]
+            assert I == max(1, round(math.sqrt(T / K)))
+            assert q["eta"] == pytest.approx(1.0 / math.sqrt(I * T))
+            assert q["server_lr_x"] == pytest.approx(2.0 * math.sqrt(K / T))
+            assert q["server_lr_y"] == pytest.approx(0.5 * q["server_lr_x"])
+    with pytest.raises(ValueError, match="T"):
+        S.feddro(0, 4)
+
+
+def test_ds_feddro_printed_schedule_has_vanishing_total_step():
+    # the finding recorded in fedcomp.rates.schedules: T * gamma_x * eta ~ T^(-1/4)
+    tot = [T * S.ds_feddro(T, 8)["server_lr_x"] * S.ds_feddro(T, 8)["eta"]
+           for T in (2 ** 10, 2 ** 14, 2 ** 18)]
+    assert tot[0] > tot[1] > tot[2]
+    assert tot[0] / tot[2] == pytest.approx(2 ** 2, rel=0.1)   # (2^8)^(1/4)
+
+
+def test_heterogeneous_linear_objective_does_not_depend_on_K():
+    x = np.linspace(-1, 1, 6)
+    ps = [heterogeneous_linear(K, dim=6, inner_dim=3, noise=0.5) for K in (1, 3, 16)]
+    for p in ps[1:]:
+        assert np.allclose(p.Abar, ps[0].Abar, atol=1e-12)
+        assert p.value(x) == pytest.approx(ps[0].value(x), rel=1e-12)
+        assert np.allclose(p.grad(x), ps[0].grad(x), atol=1e-12)
+    assert np.abs(ps[2].A - ps[2].Abar).max() > 0.1   # clients do differ
+
+
+def test_summarize_averages_recorded_iterates_of_one_run():
+    p = heterogeneous_linear(4, dim=4, inner_dim=2)
+    sw = Sweep("t", "fedcomp.rates.problems:heterogeneous_linear",
+               lambda K: {"num_clients": K, "dim": 4, "inner_dim": 2}, "feddro", S.feddro,
+               [(64, 4)], seeds=2, max_records=16)
+    summary = sw.run(None, executor="inprocess")
+    res = fedcomp.simulate(p, "feddro", iterations=64, record_every=4, seed=1,
+                           **S.feddro(64, 4))
+    row = summary[summary.seed == 1].iloc[0]
+    assert row["avg_grad_sq"] == pytest.approx(res.grad_norm_sq[1:].mean(), rel=1e-12)
+    assert row["final_grad_sq"] == res.grad_norm_sq[-1]
+    assert row["rounds"] == res.rounds
+    assert row["floats_per_client"] == res.floats_sent / 4
+    x, v = matrix(summary, "T", K=4)
+    assert v.shape == (2, 1)
+
+
+def _synthetic_summary(Ts, Ks, seeds, noise, rng, a=1.0):
+    rows = []
+    for K in Ks:
+        for T in Ts:
+            I = max(1, round(2 * T ** 0.25 / K ** 0.75))
+            for s in range(seeds):
+                val = a / math.sqrt(K * T) * math.exp(noise * rng.standard_normal())
+                rows.append({"run_id": f"{K}-{T}-{s}", "K": K, "T": T, "seed": s,
+                             "avg_grad_sq": val, "final_grad_sq": val, "rounds": T // I,
+                             "floats_per_client": T // I * 10 + T, "diverged": False})
+    return pd.DataFrame(rows)
+
+
+def test_speedup_and_communication_on_a_known_law():
+    rng = np.random.default_rng(0)
+    Ts = [2 ** k for k in range(8, 16)]
+    summary = _synthetic_summary(Ts, [2, 4, 8, 16], 4, 0.0, rng)
+    eps = target_eps(summary)
+    fit, eps2, table = speedup(summary)
+    assert eps2 == eps and len(table) == 4
+    # E = 1/sqrt(KT) exactly: T_eps = 1/(K eps^2), slope -1 in K
+    assert fit.slope == pytest.approx(-1.0, abs=0.05)
+    sample_fit = cost_exponent(summary, "T", K=8)
+    assert sample_fit.slope == pytest.approx(-0.5, abs=1e-9)
+    a, lo, hi = invert(sample_fit)
+    assert a == pytest.approx(2.0, abs=1e-6)
+    rounds_fit = cost_exponent(summary, "rounds", K=8)
+    # rounds ~ T^(3/4) up to rounding of I, so eps ~ rounds^(-2/3)
+    assert rounds_fit.slope == pytest.approx(-2 / 3, abs=0.06)
+
+
+def test_speedup_reports_none_when_no_common_level():
+    rng = np.random.default_rng(0)
+    summary = _synthetic_summary([256, 512], [2, 64], 2, 0.0, rng)
+    fit, eps, table = speedup(summary)
+    assert fit is None and math.isnan(eps)

@@ -1,0 +1,1 @@
+"""Experiments no paper has run (each module documents its question, design and law)."""

@@ -212,6 +212,28 @@ class AUCMinimax(Problem):
         b = float(np.sum(wt[~pos] * s[~pos]) / np.sum(wt[~pos]))
         return a, b
 
+    def client_product_gradient(self, x) -> np.ndarray:
+        """(1/K) sum_k J_g_k(x)^T grad_u f^(k)(g(x), alpha*(g(x))), exact.
+
+        This is the mean over clients of what LocalSCGDAM's x-momentum (12) averages, with its
+        estimates at their targets (h = g(x), y = y*(x)). The gradient of Phi is instead
+        ((1/K) sum_k J_g_k)^T ((1/K) sum_k grad_u f^(k)) (problem (4), Danskin): the two differ by
+        (1/K) sum_k (J_k - Jbar)^T (grad f^(k) - grad F), nonzero when both the inner Jacobians
+        and the outer gradients differ across clients. With identical clients they coincide.
+        """
+        x = self._check_x(x)
+        mod = self.kernel_module
+        u = self.inner(x)
+        a = np.array([self.dual_opt(x)])
+        out = np.zeros(self.dim)
+        fu = np.zeros(self.dim)
+        tmp = np.zeros(self.dim)
+        for k in range(self.num_clients):
+            mod.outer_grad_inner(self.data, k, u, a, np.uint64(0), True, fu)
+            mod.g_vjp(self.data, k, x, fu, np.uint64(0), True, tmp)
+            out += tmp
+        return out / self.num_clients
+
     def cross_entropy(self, x) -> float:
         """Mean logistic cross-entropy of w (equal client weights), exact."""
         return float(self.kernel_module.ce_value(self.data, self._check_x(x)))

@@ -738,3 +738,7 @@ def check_comfedl_thm2_constants(profile, out_dir):
                        "Theorem 2 (13) prints H = sqrt(G_g^2 L_f^2 + G_f^2 L_g^2); Lemma 4 and the "
                        "appendix's Theorem 4 give sqrt(G_g^2 L_f^2 + G_f^4 L_g^2) (they differ "
                        "unless G_f = 1)")
+
+
+def check_wu_thm44_beta(profile, out_dir):
+    return _finding_check("wu.thm4.4", "beta = 5 S_F eta with eta defined")

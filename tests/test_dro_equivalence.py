@@ -189,3 +189,11 @@ def test_cli_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["chi2"]["given"]["closed_form_exact"] is False
     assert out["chi2"]["given"]["value_exact"] == pytest.approx(dro.chi2_value([0, 1, 3], 1.0))
+
+
+@given(st.lists(st.floats(-2, 2, allow_nan=False), min_size=2, max_size=9).map(np.array),
+       st.floats(0.5, 10.0))
+def test_kl_slsqp_agrees_when_well_conditioned(l, lam):
+    # l/lam spread <= 8: every optimal weight is above ~1e-4, within SLSQP's reach
+    r = dro.kl_report(l, lam)
+    assert r["value_gap_slsqp"] == pytest.approx(0.0, abs=1e-7 * (1 + abs(r["value_closed_form"])))

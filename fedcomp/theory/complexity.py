@@ -281,8 +281,6 @@ def derive(key: str) -> Derived:
             continue
         eT, eK = e
         if eT > 0 or (eT == 0 and eK > 0):
-            if eT < 0 or (eT == 0 and eK > 0):
-                pass
             terms_ok = False
             flags.append(f"term {term} -> {t} exceeds the stated rate {rate}")
         elif eT < 0 and eK > 0:
@@ -294,9 +292,7 @@ def derive(key: str) -> Derived:
     if len(Tsol) != 1:
         raise RuntimeError(f"{key}: cannot solve {rate} = eps for T")
     Te = sp.simplify(Tsol[0])
-    # regime conditions of the T-dependent terms after solving
-    for r in list(regimes):
-        pass
+    # a T-dependent term of lower order in K can still dominate for large K: find where
     for term in s.rate_terms:
         t = sp.simplify(term.subs(conv))
         if t.has(eps) or not t.has(T):

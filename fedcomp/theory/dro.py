@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
@@ -506,6 +506,12 @@ def kl_report(losses, lam) -> dict:
     closed = kl_value(l, lam)
     p_closed = kl_maximizer(l, lam)
     printed = feddro_eq4_printed(l, lam)
+    m = l.size
+    # SLSQP in p as a second, independent solver (reliable while l/lam is not spread far
+    # enough for the optimal weights to drop below ~1e-14)
+    slsqp = solve_simplex_max(
+        lambda p: float(p @ l - lam * np.sum(special.xlogy(p, m * p))),
+        lambda p: l - lam * (np.log(m * np.maximum(p, 1e-300)) + 1.0), m, floor=1e-14)
     return {
         "m": int(l.size), "lam": lam,
         "value_closed_form": closed,
@@ -513,6 +519,8 @@ def kl_report(losses, lam) -> dict:
         "value_numerical": num.value,
         "fw_gap_numerical": num.fw_gap,
         "value_gap": closed - num.value,
+        "value_slsqp": slsqp.value,
+        "value_gap_slsqp": closed - slsqp.value,
         "maximizer_max_abs_diff": float(np.max(np.abs(num.p - p_closed))),
         "eq4_printed": printed,
         "eq4_printed_times_lam_minus_value": lam * printed - closed,
@@ -819,5 +827,3 @@ def _jsonable(obj):
 def report_json(rep: dict) -> dict:
     return _jsonable(rep)
 
-
-_ = asdict  # dataclasses.asdict is re-exported for callers that serialise SimplexMax

@@ -235,11 +235,30 @@ def law_grid(profile: str = "quick") -> list[dict]:
             for e in etas if b * (i - 1) <= 0.2]
 
 
+def stochastic_floors(noise: float = 0.02, eta: float = 0.02, heterogeneity: float = 0.3,
+                      points=((2, 0.04), (2, 0.16), (5, 0.01), (5, 0.04), (5, 0.16), (9, 0.01),
+                              (9, 0.04), (9, 0.16)), seeds=range(4), iterations: int = 40000):
+    """Stochastic floors (mean ||grad Phi||^2 over the last half and over seeds) of DS-FedDRO at
+    the given (I, beta), the variance floor V (I = 1, where no drift exists) and the closed-form
+    deterministic gap; the law says floor = V + gap_0. Returns a DataFrame."""
+    import pandas as pd
+    p = controlled_problem(heterogeneity, noise=noise)
+    V_ = measure(p, 1, 0.04, eta, stochastic=True, seeds=seeds, iterations=iterations)["gap"]
+    rows = []
+    for I, b in points:
+        r = measure(p, I, b, eta, stochastic=True, seeds=seeds, iterations=iterations)
+        rows.append(dict(I=I, beta=b, floor=r["gap"], variance_floor=V_,
+                         gap0=predicted_limit(p, b, I)[0]))
+    return pd.DataFrame(rows)
+
+
 def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
                   Is=(1, 2, 3, 5, 9, 17), betas=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-                  stochastic_noise: float = 0.0, seeds=(0, 1, 2, 3)):
-    """Figure: log10 gap of DS-FedDRO over (I, beta) (measured, with the closed-form contour
-    levels), measured / predicted, and the gap against h and eta. Returns (path, DataFrame)."""
+                  stochastic: bool = True):
+    """Figure: (a) log10 gap of DS-FedDRO over (I, beta) with the closed form's contours,
+    (b) measured / closed form at this eta, (c) the gap against h (closed form dotted) and eta,
+    (d) stochastic floor minus the variance floor against the closed-form gap (the law:
+    floor = V + gap_0). Returns (path, DataFrame of panel a)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -253,26 +272,33 @@ def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
         i, j = betas.index(r["beta"]), Is.index(r["I"])
         gap[i, j] = r["gap"]
         pred[i, j] = r["predicted"]
-    fig, ax = plt.subplots(1, 3, figsize=(15, 4.4))
-    with np.errstate(divide="ignore"):
-        lg = np.log10(np.maximum(gap, 1e-32))
-        lp = np.log10(np.maximum(pred, 1e-32))
-    im = ax[0].imshow(lg, origin="lower", aspect="auto", cmap="viridis")
-    cs = ax[0].contour(lp, levels=[-8, -6, -4, -2], colors="w", linewidths=0.8)
+    npan = 4 if stochastic else 3
+    fig, ax = plt.subplots(1, npan, figsize=(5 * npan, 4.4))
+    lg = np.log10(np.maximum(gap, 1e-300))
+    lp = np.log10(np.maximum(pred, 1e-300))
+    im = ax[0].imshow(np.clip(lg, -10, None), origin="lower", aspect="auto", cmap="viridis",
+                      vmin=-10)
+    cs = ax[0].contour(np.where(pred > 1e-20, lp, np.nan), levels=[-8, -6, -4, -2],
+                       colors="w", linewidths=0.8)
     ax[0].clabel(cs, fmt="%d")
+    for i in range(len(betas)):
+        for j in range(len(Is)):
+            if gap[i, j] < 1e-20:
+                ax[0].text(j, i, "0", ha="center", va="center", color="w", fontsize=8)
     ax[0].set_xticks(range(len(Is)), [str(i) for i in Is])
     ax[0].set_yticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax[0].set_xlabel("local steps I")
     ax[0].set_ylabel("inner-estimate weight beta")
-    ax[0].set_title(f"DS-FedDRO log10 ||grad Phi(x_inf)||^2\n(h={heterogeneity}, eta={eta}; "
-                    "white: closed form)")
+    ax[0].set_title(f"(a) DS-FedDRO log10 ||grad Phi(x_inf)||^2\n(h={heterogeneity}, eta={eta}; "
+                    "white: closed form c^2 |D|^2)", fontsize=9)
     fig.colorbar(im, ax=ax[0])
-    ratio = np.where(pred > 0, gap / np.where(pred > 0, pred, 1.0), np.nan)
+    ratio = np.where(pred > 1e-20, gap / np.where(pred > 1e-20, pred, 1.0), np.nan)
     im2 = ax[1].imshow(ratio, origin="lower", aspect="auto", cmap="coolwarm", vmin=0.5, vmax=1.5)
     ax[1].set_xticks(range(len(Is)), [str(i) for i in Is])
     ax[1].set_yticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax[1].set_xlabel("local steps I")
-    ax[1].set_title("measured / closed-form gap")
+    ax[1].set_title(f"(b) measured / closed form at eta={eta}\n(first-order eta correction; "
+                    "-> 1 as eta -> 0)", fontsize=9)
     fig.colorbar(im2, ax=ax[1])
     hs = (0.03, 0.1, 0.3, 1.0)
     for I_, b_ in ((5, 0.1), (2, 0.01)):
@@ -280,11 +306,26 @@ def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
         ax[2].loglog(d2["heterogeneity"], d2["gap"], "o-", label=f"I={I_}, beta={b_}")
         ax[2].loglog(d2["heterogeneity"], d2["predicted"], "k:", lw=1)
     d3 = sweep([dict(I=5, beta=0.1, eta=e, heterogeneity=0.3) for e in (0.005, 0.02, 0.08)])
-    ax[2].loglog(d3["eta"] * 0 + 0.3, d3["gap"], "s", mfc="none", label="h=0.3, eta 0.005..0.08")
+    ax[2].loglog(np.full(len(d3), 0.3), d3["gap"], "s", mfc="none",
+                 label="I=5, beta=0.1, eta=0.005, 0.02, 0.08")
     ax[2].set_xlabel("heterogeneity h")
     ax[2].set_ylabel("gap")
-    ax[2].set_title("gap ~ h^4 (dotted: closed form); eta-independent")
-    ax[2].legend(fontsize=8)
+    ax[2].set_title("(c) gap ~ h^4 (dotted: closed form);\nnearly eta-independent", fontsize=9)
+    ax[2].legend(fontsize=7)
+    if stochastic:
+        st = stochastic_floors(eta=eta, heterogeneity=heterogeneity)
+        ex = st["floor"] - st["variance_floor"]
+        ax[3].loglog(st["gap0"], np.maximum(ex, 1e-12), "o")
+        lo, hi = st["gap0"].min() / 2, st["gap0"].max() * 2
+        ax[3].loglog([lo, hi], [lo, hi], "k:", lw=1, label="floor - V = gap_0")
+        for _, r in st.iterrows():
+            ax[3].annotate(f"I={r['I']},b={r['beta']:g}", (r["gap0"], max(r["floor"] -
+                           r["variance_floor"], 1e-12)), fontsize=6)
+        ax[3].set_xlabel("closed-form deterministic gap_0")
+        ax[3].set_ylabel("stochastic floor - variance floor V (I=1)")
+        ax[3].set_title(f"(d) noise 0.02: floor = V + gap_0 (V = {st['variance_floor'][0]:.1e})",
+                        fontsize=9)
+        ax[3].legend(fontsize=7)
     fig.tight_layout()
     path = out_dir / "intermittent_phase_diagram.png"
     fig.savefig(path, dpi=110)

@@ -80,6 +80,8 @@ def test_findings_and_constants():
     assert f["khanduri.sec2.related"]["consistent"] is False
     cc = C.corollary_constants()
     assert all(v["follows"] for v in cc["cor4.8"].values())
+    assert all(v["follows"] for v in cc["cor4.5"].values())
+    assert cc["cor4.5"]["8 beta L^2/N"]["derived"] == "20/3"
     assert [k for k, v in cc["cor4.2"].items() if not v["follows"]] == ["2 alpha S_F L^2/N"]
     r = C.comfedl_bound_consistency()
     assert not r["thm1_matches"] and not r["thm2_matches"]

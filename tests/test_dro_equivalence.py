@@ -165,6 +165,12 @@ def test_comfedl_eq6_and_journal_literal_reading():
     assert not r["journal_matches"]
 
 
+def test_auc_composition_coupling():
+    # with rho = 0 both readings are the AUC loss of w itself; with rho > 0 they differ
+    assert dro.auc_composition_gap(rho=0.0)["difference"] == pytest.approx(0.0, abs=1e-12)
+    assert abs(dro.auc_composition_gap(rho=0.5)["difference"]) > 1e-3
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="lam"):
         dro.kl_value([1.0, 2.0], 0.0)
@@ -177,7 +183,8 @@ def test_bad_input():
 def test_checks_return_verdicts(tmp_path):
     expected = {dro.check_kl_eq4: "pass", dro.check_chi2_eq5: "fail",
                 dro.check_comfedl_lemma1: "pass", dro.check_comfedl_eq6: "pass",
-                dro.check_comfedl_journal_eq6: "fail", dro.check_auc_eq1: "pass"}
+                dro.check_comfedl_journal_eq6: "fail", dro.check_auc_eq1: "pass",
+                dro.check_auc_composition: "fail"}
     for check, verdict in expected.items():
         assert check("quick", tmp_path).verdict == verdict
 

@@ -61,6 +61,13 @@ register(
                     "112/3, 4 L_g^2 S_f^2 sigma_g^2, 48/5, 20/3).",
           kind="rate", predicted={"E||grad||^2 exponent in T": -0.5,
                                   "E||grad||^2 exponent in N": -0.5}),
+    Claim(id="wu.cor4.5.constants", paper="wu", location="Corollary 4.5 from Theorem 4.4",
+          statement="The constants of Corollary 4.5 (12 S_F, 112/3, 48/5, 20/3 over sqrt(NT)) "
+                    "follow from Theorem 4.4 with alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4), "
+                    "beta = 5 S_F alpha.",
+          kind="constant", predicted={"first": "12 S_F", "q-term": "112/3",
+                                      "1/(beta B T)": "48/5", "beta/N": "20/3"},
+          check=f"{_CX}:check_wu_cor45_constants"),
     Claim(id="wu.rem4.6", paper="wu", location="Remark 4.6",
           statement="FCSG-M with b = B = O(1), m = O(eps'^-2): T = O(N^-1 eps'^-4), "
                     "communication (NT)^(3/4) = O(eps'^-3), samples m T = O(N^-1 eps'^-6).",

@@ -20,6 +20,16 @@ register(
           check="fedcomp.theory.dro:check_auc_eq1",
           notes="holds when p equals the positive fraction of the data; L_AUC is "
                 "2p(1-p)-strongly concave in w3 (Assumption 4 with mu = 2p(1-p))"),
+    Claim(id="zhang.eq4", paper="zhang", location="Section 3.1-3.2, (2)-(4)",
+          statement="The compositional deep AUC model (2) (AUC loss of w~ = w - rho grad_w "
+                    "L_CE(w; a, b)) is the compositional minimax problem (3) with g(x) = x - rho "
+                    "Delta(x), f = L_AUC, and (4) with g^(k) = E_xi g^(k)(.; xi), f^(k) = "
+                    "E_zeta f^(k)(., .; zeta) is its federated form.",
+          kind="equivalence", predicted="(2) = (3) = (4) for K = 1",
+          check="fedcomp.theory.dro:check_auc_composition",
+          notes="(2) writes the CE step on the same sample (a, b) as the AUC loss; (4) samples "
+                "inner and outer independently, i.e. uses the expected CE gradient (Yuan et al.'s "
+                "model). The two objectives differ for rho > 0."),
     Claim(id="zhang.lem2", paper="zhang", location="Section 5 and Lemma 2 (Appendix A)",
           statement="Under Assumptions 1-4, Phi(x) = max_y (1/K) sum_k f^(k)(gbar(x), y) is "
                     "L_Phi-smooth with L_Phi = 2 C_g^2 L_f^2/mu + C_f L_g.",

@@ -204,3 +204,21 @@ def test_kl_slsqp_agrees_when_well_conditioned(l, lam):
     # l/lam spread <= 8: every optimal weight is above ~1e-4, within SLSQP's reach
     r = dro.kl_report(l, lam)
     assert r["value_gap_slsqp"] == pytest.approx(0.0, abs=1e-7 * (1 + abs(r["value_closed_form"])))
+
+
+def test_dro_problems_agree_with_theory():
+    # the compiled DRO problems (equal client sizes: g = sample mean) against the formulas here
+    from fedcomp.problems.dro import Chi2DRO, KLDRO
+    kw = dict(num_clients=3, samples_per_client=20, dim=4, size_skew=0.0, seed=3)
+    rng = np.random.default_rng(0)
+    kl = KLDRO.synthetic(lam=0.7, **kw)
+    printed = Chi2DRO.synthetic(lam=2.0, form="printed", **kw)
+    corrected = Chi2DRO.synthetic(lam=2.0, form="corrected", **kw)
+    for _ in range(3):
+        x = rng.normal(0, 0.5, 4)
+        l = kl.losses(x)
+        assert kl.value(x) == pytest.approx(dro.kl_value(l, 0.7), rel=1e-10)
+        assert printed.value(x) == pytest.approx(dro.feddro_eq5_printed(l, 2.0), rel=1e-9, abs=1e-12)
+        assert corrected.value(x) == pytest.approx(dro.chi2_unconstrained_value(l, 2.0), rel=1e-10)
+        if dro.chi2_closed_form_exact(l, 2.0):
+            assert corrected.value(x) == pytest.approx(dro.chi2_value(l, 2.0), rel=1e-10)

@@ -9,6 +9,10 @@ algorithm's steps and of the engine loop -- into the cache directory, imports it
 with ``cache=True``. The file name carries a hash of every source it depends on, so editing an
 algorithm, a problem's kernels or the engine yields a new module rather than a stale cache.
 
+Every generated function is compiled with ``error_model="numpy"``: a division by zero gives inf or
+NaN, which the loop reports as divergence (``diverged_at``), instead of raising out of compiled
+code. Problem kernels must use the same error model (they are compiled separately).
+
 Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 ``~/.cache/fedcomp``.
 """
@@ -67,10 +71,10 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
         parts.append(_fn_source(fn))
     bind = []
     for fn in alg.helpers:
-        bind.append(f"{fn.__name__} = nb.njit(cache=True)({fn.__name__})")
+        bind.append(f"{fn.__name__} = nb.njit(cache=True, error_model='numpy')({fn.__name__})")
     for role, fn in (("init_step", alg.init_step), ("client_step", alg.client_step),
                      ("sync_step", alg.sync_step)):
-        bind.append(f"{role} = nb.njit(cache=True)({fn.__name__})")
+        bind.append(f"{role} = nb.njit(cache=True, error_model='numpy')({fn.__name__})")
     loop_src = "\n\n".join(_fn_source(f) for f in
                            (_loop.record_metrics, _loop.run_one, _loop.run_many))
     return "\n".join([
@@ -89,9 +93,9 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
         "",
         loop_src,
         "",
-        "record_metrics = nb.njit(cache=True)(record_metrics)",
-        "run_one = nb.njit(cache=True)(run_one)",
-        "run_many = nb.njit(cache=True, parallel=True)(run_many)",
+        "record_metrics = nb.njit(cache=True, error_model='numpy')(record_metrics)",
+        "run_one = nb.njit(cache=True, error_model='numpy')(run_one)",
+        "run_many = nb.njit(cache=True, parallel=True, error_model='numpy')(run_many)",
         "",
     ])
 

@@ -19,7 +19,7 @@ from fedcomp.problems._logistic import batch_len, batch_row, loss_and_slope
 HAS_H = True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_value(data, k, x, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     n = batch_len(off, k, exact, np.int64(params[2]))
@@ -30,7 +30,7 @@ def g_value(data, k, x, key, exact, out):
     out[0] = s / n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     n = batch_len(off, k, exact, np.int64(params[2]))
@@ -44,12 +44,12 @@ def g_vjp(data, k, x, v, key, exact, out):
             out[j] += w * F[i, j]
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _sign(params):
     return 1.0 if params[1] == 0.0 else -1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def h_grad(data, k, x, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     lam = params[0]
@@ -68,17 +68,17 @@ def h_grad(data, k, x, key, exact, out):
             out[j] += w * F[i, j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def f_value(data, k, y):
     return _sign(data[3]) * y[0] * y[0] / (2.0 * data[3][0])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def f_grad(data, k, y, out):
     out[0] = _sign(data[3]) * y[0] / data[3][0]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_mean(data, x, out):
     F, L, wts = data[0], data[1], data[4]
     s = 0.0
@@ -88,7 +88,7 @@ def g_mean(data, x, out):
     out[0] = s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_value(data, x):
     F, L, wts, lam = data[0], data[1], data[4], data[3][0]
     g = 0.0
@@ -103,7 +103,7 @@ def phi_value(data, x):
     return g + var
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_grad(data, x, out):
     F, L, wts, lam = data[0], data[1], data[4], data[3][0]
     g = 0.0

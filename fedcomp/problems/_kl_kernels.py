@@ -18,7 +18,7 @@ from fedcomp.problems._logistic import batch_len, batch_row, loss_and_slope
 HAS_H = False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_value(data, k, x, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     lam, c = params[0], params[1]
@@ -31,7 +31,7 @@ def g_value(data, k, x, key, exact, out):
     out[0] = s / n
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     lam, c = params[0], params[1]
@@ -46,23 +46,23 @@ def g_vjp(data, k, x, v, key, exact, out):
             out[j] += w * F[i, j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def h_grad(data, k, x, key, exact, out):
     for j in range(out.shape[0]):
         out[j] = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def f_value(data, k, y):
     return data[3][0] * np.log(y[0]) + data[3][1]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def f_grad(data, k, y, out):
     out[0] = data[3][0] / y[0]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _scaled_losses(data, x, z):
     """z_i = loss_i(x) / lambda; returns max z."""
     F, L, lam = data[0], data[1], data[3][0]
@@ -75,7 +75,7 @@ def _scaled_losses(data, x, z):
     return zmax
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_value(data, x):
     wts, lam = data[4], data[3][0]
     z = np.empty(wts.shape[0])
@@ -86,7 +86,7 @@ def phi_value(data, x):
     return lam * (zmax + np.log(s))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def phi_grad(data, x, out):
     F, L, wts = data[0], data[1], data[4]
     z = np.empty(wts.shape[0])
@@ -104,7 +104,7 @@ def phi_grad(data, x, out):
             out[j] += c * F[i, j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_mean(data, x, out):
     """g(x) = (1/K) sum_k g_k(x) in the shifted scale of the oracles."""
     off = data[2]

@@ -9,14 +9,14 @@ import numpy as np
 from fedcomp.rng import randint
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def softplus(z):
     if z > 0.0:
         return z + np.log1p(np.exp(-z))
     return np.log1p(np.exp(z))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def sigmoid(z):
     if z >= 0.0:
         return 1.0 / (1.0 + np.exp(-z))
@@ -24,7 +24,7 @@ def sigmoid(z):
     return e / (1.0 + e)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def loss_and_slope(F, L, i, x):
     """(loss_i(x), d loss_i / d(a_i . x)) for sample row i."""
     z = 0.0
@@ -34,7 +34,7 @@ def loss_and_slope(F, L, i, x):
     return softplus(m), -L[i] * sigmoid(m)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def batch_row(off, k, key, exact, j):
     """Row of the j-th sample of client k's minibatch (exact: the j-th row of the client)."""
     if exact:
@@ -42,6 +42,6 @@ def batch_row(off, k, key, exact, j):
     return off[k] + randint(key, j, off[k + 1] - off[k])
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def batch_len(off, k, exact, batch):
     return off[k + 1] - off[k] if exact else batch

@@ -206,3 +206,31 @@ def test_lemma35_check_passes_on_the_quick_profile(tmp_path):
     r = check_lemma35("quick", Path(tmp_path))
     assert r.verdict == "pass", r.detail
     assert all(row["L_phi_observed"] <= row["L_phi_bound"] for row in r.measured["cases"])
+
+
+def test_cli_prints_the_table_and_json(capsys):
+    from fedcomp.cli import main
+    assert main(["theory", "constants", "thm4.1"]) == 0
+    out = capsys.readouterr().out
+    assert "L_phi_bound" in out and "tightness" in out and "certified: True" in out
+    assert main(["theory", "constants", "linear-quadratic", "--lower", "-2", "--upper", "2",
+                 "--json", "--schedule", "feddro", "--T", "1000"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["problem"] == "linear-quadratic" and d["lower"] == [-2.0] * 3
+    assert d["L_phi_bound"] >= d["L_phi_observed"] and d["certified"]
+    assert d["schedule"]["algorithm"] == "feddro"
+    assert main(["theory", "constants", "no-such-problem"]) == 2
+
+
+def test_claim_checks_are_attached():
+    from fedcomp.theory.claims import get
+    assert get("khanduri.lem3.5").check == "fedcomp.theory.constants:check_lemma35"
+    assert get("zhang.lem2").check == "fedcomp.theory.constants:check_auc_lemma2"
+
+
+def test_auc_lemma2_check_passes(tmp_path):
+    from fedcomp.theory.constants import check_auc_lemma2
+    r = check_auc_lemma2("quick", Path(tmp_path))
+    assert r.verdict == "pass", r.detail
+    assert r.measured["L_phi_observed"] <= r.measured["L_phi_lemma2"]
+    assert r.measured["L_phi_direct"] <= r.measured["L_phi_lemma2"]

@@ -69,6 +69,6 @@ def test_theory_checks_run_and_return_verdicts(tmp_path):
     ("khanduri.cor4.4.derivation", "pass"), ("khanduri.sec2.related", "fail"),
     ("zhang.sec1", "fail"), ("zhang.eq1", "pass"), ("huang-journal.eq6", "fail"),
     ("wu.rem4.3", "pass"), ("wu.thm4.7.beta", "fail"), ("zhang.eq4", "fail"),
-    ("wu.cor4.5.constants", "pass")])
+    ("wu.cor4.5.constants", "pass"), ("huang.rem1.batch", "fail"), ("huang.rem1", "pass")])
 def test_decided_verdicts(cid, verdict, tmp_path):
     assert get(cid).run_check("quick", tmp_path).verdict == verdict

@@ -323,7 +323,10 @@ def _kl_numeric(l: np.ndarray, lam: float) -> SimplexMax:
 
 
 def _chi2_numeric(l: np.ndarray, lam: float) -> SimplexMax:
+    """SLSQP on the chi-square objective, scaled by 1/(lam m) so that its Hessian is the
+    identity (SLSQP's stopping test is on absolute changes), certified on the original scale."""
     m = l.size
+    scale = 1.0 / (lam * m)
 
     def obj(p):
         return float(p @ l - lam * 0.5 * m * np.sum((p - 1.0 / m) ** 2))
@@ -331,7 +334,10 @@ def _chi2_numeric(l: np.ndarray, lam: float) -> SimplexMax:
     def grad(p):
         return l - lam * m * (p - 1.0 / m)
 
-    return solve_simplex_max(obj, grad, m)
+    r = solve_simplex_max(lambda p: scale * obj(p), lambda p: scale * grad(p), m)
+    gr = grad(r.p)
+    gap = max(float(np.max(gr) - gr @ r.p), 0.0)
+    return SimplexMax(r.p, obj(r.p), gap, r.success, r.message)
 
 
 # --------------------------------------------------------------------------------------------

@@ -78,6 +78,14 @@ register(
               "rounds": "eps^-2"}},
           check=f"{_CX}:check_comfedl",
           notes="b = 1/T^alpha_2 must read b = T^alpha_2; no K (no linear speed-up)"),
+    Claim(id="huang.rem1.batch", paper="huang", location="Remarks 1-2 (batch sizes as printed)",
+          statement="With b = 1/T^alpha_2 and b_1 = 1/T^alpha_3 (alpha_2, alpha_3 > 0) as printed, "
+                    "alpha_1 = 1/2, alpha_2 = alpha_3 = 1, tau = O(1), the bound (12) is "
+                    "O(1/sqrt(T)).",
+          kind="complexity", predicted={"sigma/sqrt(b) term exponent in T": -0.5},
+          check=f"{_CX}:check_comfedl_rem1_batch",
+          notes="as printed the batch is below 1 and sigma/sqrt(b) = sigma sqrt(T) grows; "
+                "b = T^alpha_2 is meant (huang.rem1 checks that reading)"),
     Claim(id="huang.thm2", paper="huang", location="Theorem 2 (13) / Theorem 4 (38)",
           statement="ComFedL on the special problem (identical deterministic outer function): "
                     "(1/S) sum_s E||grad F(wbar_s)||^2 <= (F(wbar_0) - F*)/(T eta) + G_f G_g "

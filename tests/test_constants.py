@@ -234,3 +234,17 @@ def test_auc_lemma2_check_passes(tmp_path):
     assert r.verdict == "pass", r.detail
     assert r.measured["L_phi_observed"] <= r.measured["L_phi_lemma2"]
     assert r.measured["L_phi_direct"] <= r.measured["L_phi_lemma2"]
+
+
+def test_exact_supremum_for_univariate_polynomials():
+    a, u = sp.symbols("a u")
+    # g = a^3/3 - 2a + 1 on [-1, 2.5]: g' = a^2 - 2 peaks at the end 2.5 (4.25); g'' = 2a -> 5
+    p = SymbolicProblem([a], [u], [[a**3 / 3 - 2 * a + 1]], u**2 / 2)
+    c = constants(p, -1.0, 2.5)
+    assert c.details["B_g"].method == "exact" and c.B_g == 4.25
+    assert c.details["L_g"].method == "exact" and c.L_g == 5.0
+    # image: min at a = sqrt(2): 1 - 4 sqrt(2)/3; max at a = -1 (8/3) vs 2.5 (1.2083..)
+    assert c.outer_lower[0] == pytest.approx(1 - 4 * math.sqrt(2) / 3, rel=1e-15)
+    assert c.outer_lower[0] <= 1 - 4 * math.sqrt(2) / 3 + 1e-16
+    assert c.outer_upper[0] == pytest.approx(8 / 3, rel=1e-15)
+    assert c.certified

@@ -40,9 +40,11 @@ How each constant is obtained (``Constants.details[name].method``):
     interval rule, or a problem family without symbolic or closed-form constants). Then
     ``certified`` is False: a sampled maximum is never reported as certified.
 
-Exact symbolic suprema (sympy's ``maximum``) are not attempted: for non-constant quantities the
-interval bound within 1e-3 of the sampled maximum is used instead; ``exact`` is reserved for
-constant quantities.
+``exact`` also covers scalar quantities that are polynomials with rational coefficients in one
+variable (degree <= 8): the supremum over the end points and the exact real roots of the
+derivative (``sympy.real_roots``), evaluated to 30 digits and rounded up. Other exact suprema are
+not attempted (sympy's ``maximum`` fails on ``Abs`` and on most multivariate problems): the
+interval bound, within 1e-3 of the sampled maximum, is used instead.
 
 Also here: :func:`auc_lemma2` (AUC paper, Lemma 2: L_Phi = 2 C_g^2 L_f^2 / mu + C_f L_g) and the
 claim checks :func:`check_lemma35` (``khanduri.lem3.5``) and :func:`check_auc_lemma2`
@@ -674,6 +676,36 @@ def search_max(point_fn, lower, upper, n_random: int = 2000, n_local: int = 6,
     return best, best_x
 
 
+def _exact_univariate_sup(expr, syms, lower, upper, absolute: bool = True):
+    """Exact sup over [a, b] of |p| (or p) for a polynomial p with rational coefficients in one
+    of the box's variables: the maximum over the end points and the real roots of p' (sympy's
+    exact real_roots), evaluated to 30 digits and rounded up to a float. None if not such."""
+    expr = sp.sympify(expr)
+    free = list(expr.free_symbols)
+    if len(free) != 1:
+        return None
+    x = free[0]
+    try:
+        poly = sp.Poly(expr, x)
+    except sp.PolynomialError:
+        return None
+    if not all(cf.is_Rational for cf in poly.all_coeffs()) or poly.degree() > 8:
+        return None
+    j = list(syms).index(x)
+    a, b = sp.Rational(float(lower[j])), sp.Rational(float(upper[j]))
+    cands = [a, b]
+    dpoly = poly.diff(x)
+    if dpoly.degree() >= 1:
+        cands += [r for r in sp.real_roots(dpoly) if a <= r <= b]
+    vals = [poly.eval(c_) for c_ in cands]
+    vals = [sp.Abs(v) if absolute else v for v in vals]
+    best = max(sp.N(v, 30) for v in vals)
+    f = float(best)
+    if sp.Float(f, 30) < best:
+        f = float(np.nextafter(f, np.inf))
+    return f
+
+
 def _sup_norm(matrix, syms, lower, upper, symmetric=False, rtol=1e-3, max_boxes=20000,
               what="") -> Bound:
     """sup over the box of the spectral norm of a sympy matrix (list of rows of expressions)."""
@@ -683,6 +715,11 @@ def _sup_norm(matrix, syms, lower, upper, symmetric=False, rtol=1e-3, max_boxes=
         M = np.array([[float(e) for e in r] for r in matrix])
         v = float(_norms(M[None], symmetric)[0])
         return Bound(v, v, "exact", note="constant matrix")
+    if rows == 1 and cols == 1:
+        v = _exact_univariate_sup(flat[0], syms, lower, upper)
+        if v is not None:
+            return Bound(v, v, "exact", note="univariate polynomial: end points and roots of "
+                                             "the derivative")
     batch = _batch_fn(flat, syms)
 
     def point_fn(P):
@@ -720,6 +757,10 @@ def _range(expr, syms, lower, upper, what="") -> tuple[float, float, str]:
     if expr.is_number:
         v = float(expr)
         return v, v, "exact"
+    hi_x = _exact_univariate_sup(expr, syms, lower, upper, absolute=False)
+    lo_x = _exact_univariate_sup(-expr, syms, lower, upper, absolute=False)
+    if hi_x is not None and lo_x is not None:
+        return -lo_x, hi_x, "exact"
     batch = _batch_fn([expr], syms)
     out = []
     for sgn in (1.0, -1.0):

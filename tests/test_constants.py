@@ -86,7 +86,7 @@ def _independent_samples(p, lower, upper, n=64, seed=0):
     return out
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 2), st.integers(1, 2))
 def test_lemma35_bound_is_never_below_the_observed_hessian(seed, d, dg):
     rng = np.random.default_rng(seed)

@@ -21,5 +21,6 @@ def add_cli(sub) -> None:
     p.add_argument("name", help="thm4.1: Theorem 4.1 of the FedDRO paper")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", default="figures", help="directory for figures (default ./figures)")
-    p.add_argument("--profile", default="quick", choices=("quick", "full"))
+    p.add_argument("--profile", default="quick", choices=("smoke", "quick", "full"),
+                   help="quick (default): about a minute; full: paper-scale grids; smoke: seconds")
     p.set_defaults(func=_run)

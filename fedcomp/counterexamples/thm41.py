@@ -53,6 +53,10 @@ _INSTANCES = {
 HUBER_RADIUS = 20.0
 FEDDRO_BETA = 0.5
 PROFILES = {
+    # smoke: seconds-long structure check for the test-suite (its verdict is not meaningful:
+    # two values of eta cannot show a trend reliably)
+    "smoke": dict(etas=(0.1, 0.05), local_steps=(1, 2), seeds=1, stochastic_T=2000,
+                  nonlinear_etas=(0.1, 0.05)),
     "quick": dict(etas=(0.1, 0.03, 0.01), local_steps=(1, 2, 5, 10), seeds=4,
                   stochastic_T=20000, nonlinear_etas=(0.1, 0.03, 0.01)),
     "full": dict(etas=(0.1, 0.03, 0.01, 0.003, 0.001), local_steps=(1, 2, 3, 5, 10, 20),

@@ -1,0 +1,78 @@
+"""One or two iterations of each FedDRO-paper algorithm, computed by hand.
+
+Instance: K = 2, d = d_g = 1, g_1(x) = x + 1, g_2(x) = 2x - 3, f(y) = y^2/2, x0 = 0, eta = 0.1,
+exact oracles. Initial shared estimate ybar^0 = mean(g_1(0), g_2(0)) = (1 - 3)/2 = -1.
+"""
+import numpy as np
+import pytest
+
+import fedcomp
+
+
+@pytest.fixture(scope="module")
+def p():
+    return fedcomp.problems.LinearQuadratic([[[1.0]], [[2.0]]], [[1.0], [-3.0]])
+
+
+def run(p, alg, T, I=2, **kw):
+    return fedcomp.simulate(p, alg, iterations=T, eta=0.1, local_steps=I, stochastic=False,
+                            **kw)
+
+
+def test_fedavg_first_iteration(p):
+    # x_1 = 0 - 0.1 * 1 * (-1) = 0.1,  x_2 = 0 - 0.1 * 2 * (-1) = 0.2  -> xbar = 0.15
+    for alg in ("fedavg-case1", "fedavg-case2", "fedavg-modified"):
+        assert run(p, alg, 1).x_bar[0] == pytest.approx(0.15, abs=1e-15)
+
+
+def test_fedavg_cases_differ_after_the_first_round(p):
+    # t=1 (y_1 = g_1(0.1) = 1.1, y_2 = g_2(0.2) = -2.6): x_1 = 0.1 - 0.11 = -0.01,
+    # x_2 = 0.2 + 0.52 = 0.72; sync: xbar = 0.355.
+    # Case I: y_1 = g_1(0.355) = 1.355, y_2 = g_2(0.355) = -2.29 -> x_1 = 0.2195, x_2 = 0.813.
+    # Case II: ybar = (0.99 - 1.56)/2 = -0.285 -> x_1 = 0.3835, x_2 = 0.412.
+    assert run(p, "fedavg-case1", 2).x_bar[0] == pytest.approx(0.355, abs=1e-14)
+    assert run(p, "fedavg-case2", 2).x_bar[0] == pytest.approx(0.355, abs=1e-14)
+    assert run(p, "fedavg-case1", 3).x_bar[0] == pytest.approx(0.51625, abs=1e-14)
+    assert run(p, "fedavg-case2", 3).x_bar[0] == pytest.approx(0.39775, abs=1e-14)
+
+
+def test_fedavg_modified_two_iterations(p):
+    # t=0 as above, ybar = (1.1 - 2.6)/2 = -0.75 shared; t=1: x_1 = 0.175, x_2 = 0.35.
+    r = run(p, "fedavg-modified", 2)
+    assert r.x_bar[0] == pytest.approx(0.2625, abs=1e-14)
+    # ledger: y uploaded at init and every iteration (2 clients x 1 float x 3), x once.
+    assert r.floats_by_variable == {"x": 2, "y": 6}
+    assert r.rounds == 1
+
+
+def test_feddro_two_iterations(p):
+    # beta = 0.5. t=0: x_1 = 0.1, y_1 = 0.5(-1 - g_1(0)) + g_1(0.1) = 0.1;
+    #                  x_2 = 0.2, y_2 = 0.5(-1 - g_2(0)) + g_2(0.2) = -1.6;  ybar = -0.75.
+    # t=1: x_1 = 0.175, y_1 = 0.5(-0.75 - 1.1) + 1.175 = 0.25;
+    #      x_2 = 0.35,  y_2 = 0.5(-0.75 + 2.6) - 2.3 = -1.375;  ybar = -0.5625; xbar = 0.2625.
+    r = run(p, "feddro", 2, beta=0.5)
+    assert r.x_bar[0] == pytest.approx(0.2625, abs=1e-14)
+    # inner-estimate error |ybar - g(xbar)| = |-0.5625 - (1.5 * 0.2625 - 1)| = 0.04375
+    assert r.inner_error[-1] == pytest.approx(0.04375, abs=1e-14)
+    assert r.floats_by_variable == {"x": 2, "y": 6}
+
+
+def test_ds_feddro_two_iterations(p):
+    # beta = 0.5, gamma_x = 2, gamma_y = 0.5, server state x^0 = 0, y^0 = -1.
+    # t=0: x_1 = 0.1, y_1 = 0.5(-1) + 0.5 g_1(0.1) = 0.05; x_2 = 0.2, y_2 = -0.5 - 1.3 = -1.8.
+    # t=1 (own y): x_1 = 0.1 - 0.1 * 0.05 = 0.095; x_2 = 0.2 + 0.36 = 0.56.
+    #   y_1 = 0.025 + 0.5 g_1(0.095) = 0.5725; y_2 = -0.9 + 0.5 g_2(0.56) = -1.84.
+    # server: x^1 = 0 - 2 (0 - 0.3275) = 0.655; y^1 = -1 - 0.5 (-1 + 0.63375) = -0.816875.
+    r = run(p, "ds-feddro", 2, beta=0.5, server_lr_x=2.0, server_lr_y=0.5)
+    assert r.x_bar[0] == pytest.approx(0.655, abs=1e-14)
+    assert r.inner_error[-1] == pytest.approx(abs(-0.816875 - (1.5 * 0.655 - 1.0)), abs=1e-14)
+    assert r.floats_by_variable == {"x": 2, "y": 4}
+
+
+def test_mbsgd_two_iterations(p):
+    # t=0: ybar = -1; gradients a_k * ybar = (-1, -2), mean -1.5 -> x = 0.15.
+    # t=1: ybar = (1.15 - 2.7)/2 = -0.775; mean gradient 1.5 * -0.775 -> x = 0.26625.
+    r = run(p, "mbsgd", 2, I=1)
+    assert r.x_bar[0] == pytest.approx(0.26625, abs=1e-14)
+    assert r.rounds == 2
+    assert r.floats_by_variable == {"grad": 4, "y": 4}

@@ -797,3 +797,16 @@ def check_wu_thm44_beta(profile, out_dir):
 
 def check_comfedl_rem1_batch(profile, out_dir):
     return _finding_check("huang.rem1", "b = 1/T^alpha_2 gives O(1/sqrt(T))")
+
+
+def check_wu_overhead(profile, out_dir):
+    """wu.limitation: FCSG-M and Acc-FCSG-M communicate more per round than FCSG."""
+    from fedcomp.theory.claims import CheckResult
+    per = {k: derive(k).floats_per_round for k in ("fcsg", "fcsg-m", "acc-fcsg-m")}
+    ok = all(sp.simplify(per[k] - per["fcsg"]).is_positive for k in ("fcsg-m", "acc-fcsg-m"))
+    rounds = {k: str(derive(k).rounds) for k in per}
+    return CheckResult("pass" if ok else "fail", "more floats per round than FCSG",
+                       {k: str(v) for k, v in per.items()},
+                       f"floats per round per client {per} (x and the momentum u are averaged); "
+                       f"rounds {rounds}: per round FCSG-M sends twice FCSG's floats, while "
+                       "Acc-FCSG-M needs fewer rounds, so its total is 2d eps^-1 < d eps^-1.5")

@@ -69,7 +69,9 @@ register(
                     "speed-up); communication complexity O(eps^-3/2).",
           kind="complexity",
           predicted={"samples per client": "K^-1 eps^-2", "samples total": "eps^-2",
-                     "rounds": "eps^-3/2"},
+                     "rounds": "eps^-3/2",
+                     "exponents": {"samples per client": {"eps": -2, "K": -1},
+                                   "rounds": {"eps": -1.5, "K": 0}}},
           notes="measured check attached by checks_rates; khanduri.cor4.4.derivation checks that "
                 "it follows from Theorem 4.3's parameters"),
     Claim(id="khanduri.cor4.4.derivation", paper="khanduri",
@@ -77,7 +79,8 @@ register(
           statement="Substituting eta = sqrt(K/T), I = T^(1/4)/K^(3/4) and the rate 1/sqrt(KT): "
                     "T = K^-1 eps^-2 iterations per client, rounds T/I = (KT)^(3/4) = eps^-3/2.",
           kind="complexity",
-          predicted={"T": "K^-1 eps^-2", "rounds": "eps^-3/2", "batch": "O(1)"},
+          predicted={"T": "K^-1 eps^-2", "rounds": "eps^-3/2", "batch": "O(1)",
+                     "exponents": {"T": {"eps": -2, "K": -1}, "rounds": {"eps": -1.5, "K": 0}}},
           check=f"{_CX}:check_feddro",
           notes="needs I >= 1, i.e. K <= eps^(-1/2) (not stated in the paper)"),
     Claim(id="khanduri.rem4.5", paper="khanduri", location="Remark 4.5",
@@ -106,12 +109,16 @@ register(
           statement="DS-FedDRO: sample complexity O(eps^-2), O(K^-1 eps^-2) per client; "
                     "communication complexity O(eps^-1).",
           kind="complexity",
-          predicted={"samples per client": "K^-1 eps^-2", "rounds": "eps^-1"}),
+          predicted={"samples per client": "K^-1 eps^-2", "rounds": "eps^-1",
+                     "exponents": {"samples per client": {"eps": -2, "K": -1},
+                                   "rounds": {"eps": -1, "K": 0}}}),
     Claim(id="khanduri.cor5.3.derivation", paper="khanduri",
           location="Corollary 5.3 from Theorem 5.2",
           statement="With I = sqrt(T/K) and the rate 1/sqrt(KT) + 1/T: T = K^-1 eps^-2, rounds "
                     "T/I = sqrt(KT) = eps^-1.",
-          kind="complexity", predicted={"T": "K^-1 eps^-2", "rounds": "eps^-1"},
+          kind="complexity", predicted={"T": "K^-1 eps^-2", "rounds": "eps^-1",
+                                        "exponents": {"T": {"eps": -2, "K": -1},
+                                                      "rounds": {"eps": -1, "K": 0}}},
           check=f"{_CX}:check_ds_feddro",
           notes="the O(C_Drift/T) term is dominated only when K <= eps^-1 (not stated)"),
     # ---------------------------------------------------------------- Table 1 and related work

@@ -120,6 +120,13 @@ register(
           check=f"{_CX}:check_wu_table1",
           notes="Table 1's sample complexity is the total over clients (Remarks give N^-1 per "
                 "client)"),
+    Claim(id="wu.limitation", paper="wu", location="Section 6, Limitation",
+          statement="FCSG-M and Acc-FCSG-M require higher communication overhead (than FCSG).",
+          kind="complexity", predicted={"floats per round": {"FCSG": "d", "FCSG-M": "2d",
+                                                             "Acc-FCSG-M": "2d"}},
+          check=f"{_CX}:check_wu_overhead",
+          notes="per round; in total over the run Acc-FCSG-M communicates less than FCSG "
+                "(2d eps^-1 vs d eps^-1.5 floats per client)"),
     Claim(id="wu.lowerbound", paper="wu", location="Section 4.3 and Table 1",
           statement="The single-machine lower bound of the sample complexity of nonconvex "
                     "conditional stochastic optimization is O(eps'^-5) (cited from Hu et al. "

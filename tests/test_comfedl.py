@@ -261,3 +261,17 @@ def test_baselines_run_stochastic_and_are_deterministic_per_seed():
         assert a.diverged_at is None
         np.testing.assert_array_equal(a.x_bar, b.x_bar)
         assert a.rounds == 10
+
+
+def test_robust_fl_comparison_table(tiny_robust):
+    from fedcomp.experiments import robust_fl as R
+    p, feats, labs = tiny_robust
+    x = np.array([0.3, -0.2])
+    m = R.client_metrics(p, x)
+    losses = [logistic_loss_grad(f, s, x, 0.1)[0] for f, s in zip(feats, labs)]
+    accs = [np.mean(np.sign(f @ x) == s) for f, s in zip(feats, labs)]
+    assert m["worst_loss"] == pytest.approx(max(losses))
+    assert m["avg_acc"] == pytest.approx(np.mean(accs)) and m["worst_acc"] == min(accs)
+    df = R.compare(p, iterations=10, tau=5, batch=2, seeds=[0])
+    assert sorted(df["algorithm"]) == sorted(R.PAPER_SETTINGS)
+    assert (df["rounds"] == 2).all() and not df["diverged"].any()

@@ -101,7 +101,8 @@ def speedup_figure(table, path, predicted: float = -1.0, title: str = "",
     ax.set_xlabel("K (clients)")
     ax.set_ylabel("samples per client to reach eps")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
+    if fit is not None:
+        ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     return _save(fig, path)
 

@@ -67,6 +67,7 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     rows = []
     for c in claims:
         cmd = f"fedcomp verify --claim {c.id} --profile {profile}"
@@ -74,13 +75,16 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
             rows.append({"id": c.id, "verdict": "inconclusive", "status": "not-checked",
                          "predicted": c.predicted, "measured": None,
                          "detail": "not checked: no check is built for this claim yet",
-                         "interval": None, "figures": [], "seconds": 0.0,
+                         "interval": None, "figures": [], "seconds": 0.0, "cpu_seconds": 0.0,
                          "statement": c.statement, "location": c.location, "kind": c.kind,
                          "paper": c.to_dict()["paper"], "command": cmd})
             continue
         print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
+        cpu0 = time.process_time()
         res, secs = timed(c.run_check, profile, out)
-        print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s", file=log, flush=True)
+        cpu = time.process_time() - cpu0
+        print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)", file=log,
+              flush=True)
         figs = []
         for f in res.figures or []:
             p = Path(f)
@@ -91,11 +95,14 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
         rows.append({"id": c.id, "verdict": res.verdict, "status": "checked",
                      "predicted": res.predicted, "measured": res.measured, "detail": res.detail,
                      "interval": list(res.interval) if res.interval is not None else None,
-                     "figures": figs, "seconds": round(secs, 2), "statement": c.statement,
+                     "figures": figs, "seconds": round(secs, 2),
+                     "cpu_seconds": round(cpu, 2), "statement": c.statement,
                      "location": c.location, "kind": c.kind, "paper": c.to_dict()["paper"],
                      "command": cmd})
     total = time.perf_counter() - t0
+    cpu_total = time.process_time() - c0
     report = _clean({"profile": profile, "seconds": round(total, 1),
+                     "cpu_seconds": round(cpu_total, 1),
                      "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
                          timespec="seconds"),
                      "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
@@ -117,16 +124,19 @@ def _fmt(v) -> str:
 
 
 def verdict_table(report: dict) -> str:
-    lines = ["| claim | verdict | seconds | command |", "|---|---|---|---|"]
+    lines = ["| claim | verdict | wall s | CPU s | command |", "|---|---|---|---|---|"]
     for r in report["claims"]:
         v = r["verdict"] if r["status"] == "checked" else "not-checked"
-        lines.append(f"| {r['id']} | **{v}** | {r['seconds']} | `{r['command']}` |")
+        lines.append(f"| {r['id']} | **{v}** | {r['seconds']} | {r.get('cpu_seconds', '')} | "
+                     f"`{r['command']}` |")
     return "\n".join(lines)
 
 
 def markdown(report: dict) -> str:
     out = [f"# fedcomp verify report ({report['profile']} profile)", "",
-           f"Generated {report['date']} on {report['machine']}; total {report['seconds']} s.", "",
+           f"Generated {report['date']} on {report['machine']}; total {report['seconds']} s wall "
+           f"clock, {report.get('cpu_seconds', '?')} s CPU time of this process (numba threads "
+           f"included; checks that start subprocesses are not counted).", "",
            "Verdicts: **pass** = the measurement is consistent with the claim (for an O(.) "
            "bound: the measured exponent's 95 % interval is not slower than predicted); "
            "**fail** = the interval excludes it; **inconclusive** = the interval is too wide, "
@@ -169,17 +179,93 @@ def _verify(args) -> int:
                                                          "detail", "status", "interval",
                                                          "figures", "seconds")}
                                      for r in report["claims"]],
-                          "profile": report["profile"], "seconds": report["seconds"]},
+                          "profile": report["profile"], "seconds": report["seconds"],
+                          "cpu_seconds": report["cpu_seconds"]},
                          indent=2))
     else:
         print(verdict_table(report))
-        print(f"\n{len(report['claims'])} claims in {report['seconds']} s; report: "
-              f"{Path(args.out) / 'report.md'}")
+        print(f"\n{len(report['claims'])} claims in {report['seconds']} s wall clock "
+              f"({report['cpu_seconds']} s CPU); report: {Path(args.out) / 'report.md'}")
+    return 0
+
+
+_PROBLEMS = {
+    "lq": ("fedcomp.rates.problems:heterogeneous_linear",
+           lambda K: {"num_clients": K, "dim": 10, "inner_dim": 5, "heterogeneity": 1.0,
+                      "noise": 1.0, "seed": 0, "huber_radius": 20.0}),
+    "kl": ("fedcomp.problems.dro:KLDRO.synthetic",
+           lambda K: {"num_clients": K, "samples_per_client": 100, "dim": 10,
+                      "feature_shift": 1.0, "label_imbalance": 1.0, "seed": 0, "lam": 1.0,
+                      "batch_size": 4}),
+}
+
+
+def _sweep(args) -> int:
+    """``fedcomp sweep``: a theorem-schedule sweep over T x K x seeds, stored and fitted."""
+    from fedcomp.rates.analysis import exponent
+    from fedcomp.rates.fit import upper_bound_verdict
+    from fedcomp.rates.measure import Sweep
+    from fedcomp.rates.schedules import theory_schedule
+    ctor, pargs = _PROBLEMS[args.problem]
+    points = [(T, K) for K in args.K for T in args.T]
+    sw = Sweep(f"{args.algorithm}-{args.problem}", ctor, pargs, args.algorithm,
+               theory_schedule(args.algorithm), points, seeds=args.seeds,
+               max_records=args.max_records)
+    summary = sw.run(args.store, executor=args.executor, address=args.address,
+                     workers=args.workers, progress=not args.json)
+    fits = []
+    if len(args.T) >= 2:
+        for K in args.K:
+            fits.append(("T", {"K": K}, exponent(summary, "T", K=K)))
+    if len(args.K) >= 2:
+        fits.append(("K", {"T": max(args.T)}, exponent(summary, "K", T=max(args.T))))
+    rows = []
+    for over, fixed, fit in fits:
+        v = upper_bound_verdict(fit, -0.5)
+        rows.append({"over": over, **fixed, "slope": fit.slope, "interval": [fit.low, fit.high],
+                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds})
+    if args.figure and fits:
+        from fedcomp.figures.rates import rate_figure
+        over, fixed, _ = fits[0]
+        rate_figure(summary, args.figure, over=over, predicted=-0.5,
+                    title=f"{args.algorithm} on {args.problem}", **fixed)
+    if args.json:
+        print(json.dumps(_clean({"fits": rows, "runs": len(summary),
+                                 "diverged": int(summary["diverged"].sum())}), indent=2))
+    else:
+        for r in rows:
+            fixed = ", ".join(f"{k}={r[k]}" for k in ("K", "T") if k in r)
+            print(f"E||grad Phi||^2 vs {r['over']} ({fixed}): slope {r['slope']:+.3f} "
+                  f"[{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}], predicted <= -0.5: "
+                  f"{r['verdict']}")
+        print(f"{len(summary)} runs ({int(summary['diverged'].sum())} diverged)"
+              + (f"; stored in {args.store}" if args.store else ""))
     return 0
 
 
 def add_cli(sub) -> None:
     from fedcomp.runner import EXECUTORS
+    q = sub.add_parser("sweep", help="run a theorem-schedule sweep over T, K and seeds and fit "
+                                     "the exponents",
+                       description="Sweep FedDRO / DS-FedDRO / modified FedAvg with the "
+                                   "schedule of their theorem (fedcomp.rates.schedules) over "
+                                   "T x K x seeds, store the runs (resumable) and fit the "
+                                   "exponents of E||grad Phi||^2 in T and K.")
+    q.add_argument("algorithm", choices=["feddro", "ds-feddro", "fedavg-modified"])
+    q.add_argument("--problem", choices=sorted(_PROBLEMS), default="lq")
+    q.add_argument("--T", type=int, nargs="+", default=[2 ** k for k in range(9, 15)])
+    q.add_argument("--K", type=int, nargs="+", default=[8])
+    q.add_argument("--seeds", type=int, default=16)
+    q.add_argument("--max-records", type=int, default=1024)
+    q.add_argument("--store", default=None, metavar="DIR",
+                   help="Parquet result store (resumable); default: in memory")
+    q.add_argument("--executor", choices=EXECUTORS, default="process")
+    q.add_argument("--address", default=None, metavar="tcp://host:port")
+    q.add_argument("--workers", type=int, default=None)
+    q.add_argument("--figure", default=None, metavar="PNG")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_sweep)
+
     p = sub.add_parser("verify", help="check the papers' claims and write a report",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("--claim", action="extend", nargs="+", metavar="ID",

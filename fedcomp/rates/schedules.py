@@ -1,7 +1,8 @@
 """Step sizes, momentum, server step sizes and local steps as functions of (T, K), straight from
 the theorems of Khanduri et al. (FedDRO paper). The theorems fix only the *orders*; the free
-constants (``c``, ``c_b``, ``c_I``, ...) are ours and documented here. If
-:mod:`fedcomp.theory.schedules` (certified constants) exists, :func:`theory_schedule` prefers it.
+constants (``c``, ``c_b``, ``c_I``, ...) are ours and documented here
+(:mod:`fedcomp.theory.schedules` computes the printed constants from certified problem
+constants).
 
 * FedDRO, Theorem 4.3: eta = c sqrt(K/T), beta = c_b eta (the theorem: beta = 4 B_g^4 L_f^2 eta),
   I = c_I T^(1/4) / K^(3/4).
@@ -63,15 +64,12 @@ SCHEDULES = {"feddro": feddro, "ds-feddro": ds_feddro, "fedavg-modified": fedavg
 
 
 def theory_schedule(algorithm: str):
-    """The schedule function of `algorithm`: from :mod:`fedcomp.theory.schedules` when that
-    module provides one under the same name, else the one defined here."""
-    try:
-        from fedcomp.theory import schedules as certified  # written by the theory area
-        fn = getattr(certified, algorithm.replace("-", "_"), None)
-        if callable(fn):
-            return fn
-    except ImportError:
-        pass
+    """The schedule function of `algorithm` defined here (free constants at their defaults).
+
+    :func:`fedcomp.theory.schedules.schedule_fn` computes the same orders with the printed
+    constants from a problem's certified constants (e.g. FedDRO's beta = 4 B_g^4 L_f^2 eta);
+    the rate checks use the free-constant form so that one schedule serves every problem.
+    """
     if algorithm not in SCHEDULES:
         raise ValueError(f"no schedule for algorithm {algorithm!r}; known: {sorted(SCHEDULES)}")
     return SCHEDULES[algorithm]

@@ -1,0 +1,97 @@
+"""`fedcomp verify`: report, JSON output, a raising check, not-checked claims."""
+import json
+
+import pytest
+
+from fedcomp.cli import main
+from fedcomp.rates import checks as C
+from fedcomp.theory import claims as CL
+
+
+@pytest.fixture
+def tiny_profile(monkeypatch):
+    # the real check code on a tiny grid, so that the whole pipeline runs in seconds
+    tiny = {"Ts": [2 ** k for k in range(6, 10)], "Ks": [2, 4], "K0": 4, "seeds": 4,
+            "kl_Ts": [2 ** k for k in range(6, 9)], "kl_seeds": 3, "small_seeds": 3,
+            "max_width": 0.4, "max_records": 64}
+    monkeypatch.setitem(C.PROFILES, "quick", tiny)
+    return tiny
+
+
+def test_verify_one_real_claim_json(tiny_profile, tmp_path, capsys):
+    rc = main(["verify", "--claim", "khanduri.cor4.4", "--json", "--out", str(tmp_path)])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in out["claims"]] == ["khanduri.cor4.4"]
+    c = out["claims"][0]
+    assert set(c) >= {"id", "verdict", "predicted", "measured", "detail"}
+    assert c["verdict"] in ("pass", "fail", "inconclusive")
+    assert c["status"] == "checked"
+    parts = c["measured"]["parts"]
+    assert {p["part"].split(":")[0] for p in parts} >= {"sample complexity (K=4)",
+                                                         "communication (K=4)"}
+    for f in c["figures"]:
+        assert (tmp_path / f).exists()
+    md = (tmp_path / "report.md").read_text()
+    assert "khanduri.cor4.4" in md and "fedcomp verify --claim khanduri.cor4.4" in md
+    assert json.loads((tmp_path / "report.json").read_text())["claims"][0]["id"] == c["id"]
+    # the sweep's runs are stored and a second verify reuses them (nothing re-run)
+    store = tmp_path / "data" / "quick-feddro-lq"
+    parts_before = sorted(p.name for p in store.glob("part-*.parquet"))
+    assert parts_before
+    main(["verify", "--claim", "khanduri.cor4.4", "--json", "--out", str(tmp_path)])
+    capsys.readouterr()
+    assert sorted(p.name for p in store.glob("part-*.parquet")) == parts_before
+
+
+def _boom(profile, out_dir):
+    raise RuntimeError("deliberately broken check")
+
+
+def test_raising_check_is_inconclusive_and_not_checked_claims_are_listed(tmp_path, capsys,
+                                                                         monkeypatch):
+    CL.all_claims()  # load the registry before adding test claims
+    broken = CL.Claim(id="fedcomp.test-broken", paper="fedcomp", location="test",
+                      statement="a check that raises", kind="rate",
+                      check="test_verify:_boom")
+    unchecked = CL.Claim(id="fedcomp.test-unchecked", paper="fedcomp", location="test",
+                         statement="no check yet", kind="rate")
+    monkeypatch.setitem(CL._REGISTRY, broken.id, broken)
+    monkeypatch.setitem(CL._REGISTRY, unchecked.id, unchecked)
+    rc = main(["verify", "--claim", broken.id, unchecked.id, "--json", "--out", str(tmp_path)])
+    assert rc == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out[broken.id]["verdict"] == "inconclusive"
+    assert "deliberately broken check" in out[broken.id]["detail"]
+    assert out[unchecked.id]["status"] == "not-checked"
+    assert out[unchecked.id]["verdict"] == "inconclusive"
+    assert "not-checked" in (tmp_path / "report.md").read_text()
+
+
+def test_verify_rejects_unknown_claim_and_profile(tmp_path, capsys):
+    assert main(["verify", "--claim", "nope.thm9", "--out", str(tmp_path)]) == 2
+    assert "unknown claim" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["verify", "--profile", "huge"])
+
+
+def test_rate_claims_are_registered_with_checks():
+    ids = {c.id: c for c in CL.all_claims()}
+    for cid in ("khanduri.thm4.2", "khanduri.thm4.3", "khanduri.cor4.4", "khanduri.rem4.5",
+                "khanduri.thm5.2", "khanduri.cor5.3"):
+        assert ids[cid].check and ids[cid].check.startswith("fedcomp.rates.checks:")
+
+
+def test_sweep_command_fits_exponents(tmp_path, capsys):
+    rc = main(["sweep", "feddro", "--T", "64", "128", "256", "--K", "2", "--seeds", "3",
+               "--executor", "inprocess", "--store", str(tmp_path / "s"), "--json",
+               "--figure", str(tmp_path / "f.png")])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"] == 9
+    (fit,) = out["fits"]
+    assert fit["over"] == "T" and fit["K"] == 2
+    assert fit["verdict"] in ("pass", "fail", "inconclusive")
+    assert fit["interval"][0] <= fit["slope"] <= fit["interval"][1]
+    assert (tmp_path / "f.png").exists()
+    assert list((tmp_path / "s").glob("part-*.parquet"))

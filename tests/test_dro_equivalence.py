@@ -184,7 +184,7 @@ def test_checks_return_verdicts(tmp_path):
     expected = {dro.check_kl_eq4: "pass", dro.check_chi2_eq5: "fail",
                 dro.check_comfedl_lemma1: "pass", dro.check_comfedl_eq6: "pass",
                 dro.check_comfedl_journal_eq6: "fail", dro.check_auc_eq1: "pass",
-                dro.check_auc_composition: "fail"}
+                dro.check_auc_composition: "fail", dro.check_fl_restatement: "pass"}
     for check, verdict in expected.items():
         assert check("quick", tmp_path).verdict == verdict
 
@@ -222,3 +222,21 @@ def test_dro_problems_agree_with_theory():
         assert corrected.value(x) == pytest.approx(dro.chi2_unconstrained_value(l, 2.0), rel=1e-10)
         if dro.chi2_closed_form_exact(l, 2.0):
             assert corrected.value(x) == pytest.approx(dro.chi2_value(l, 2.0), rel=1e-10)
+
+
+@given(losses_st, lam_st)
+def test_reference_weighted_values_reduce_to_uniform(l, lam):
+    u = np.full(l.size, 1.0 / l.size)
+    assert dro.kl_value_ref(l, lam, u) == pytest.approx(dro.kl_value(l, lam), rel=1e-12, abs=1e-12)
+    assert dro.chi2_value_ref(l, lam, u) == pytest.approx(dro.chi2_value(l, lam), rel=1e-9, abs=1e-9)
+
+
+def test_federated_restatement():
+    eq = dro.federated_restatement(client_sizes=(10, 10))
+    assert eq["kl_fl_form"] == pytest.approx(eq["kl_dro_uniform"], rel=1e-12)
+    assert eq["chi2_fl_corrected_form"] == pytest.approx(eq["chi2_dro_uniform"], rel=1e-10)
+    uneq = dro.federated_restatement(client_sizes=(3, 30))
+    assert uneq["kl_fl_form"] == pytest.approx(uneq["kl_dro_reference_q"], rel=1e-12)
+    assert uneq["chi2_fl_corrected_form"] == pytest.approx(uneq["chi2_dro_reference_q"], rel=1e-10)
+    assert abs(uneq["kl_fl_form"] - uneq["kl_dro_uniform"]) > 1e-3
+    assert dro.federated_weights([1, 3]) == pytest.approx([0.5, 1 / 6, 1 / 6, 1 / 6])

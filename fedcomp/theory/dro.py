@@ -50,6 +50,12 @@ chi-square (FedDRO (3), (5))
     h = (1/m) sum (l_i + l_i^2/(2 lambda)); the paper's reading g = mean(l), f = g^2/(2 lambda),
     h = -(1/(2 lambda m)) sum l^2 reproduces its (wrong) printed objective exactly.
 
+FL restatement (FedDRO: "(4) and (5) can be restated in the FL setting of (2)")
+    With g = (1/K) sum_k g_k and g_k the mean over client k's m_k samples, the CO forms are the
+    DRO values for the reference distribution q_i = 1/(K m_k) (KL: lam log sum q_i
+    exp(l_i/lam); chi-square w.r.t. q: E_q l + Var_q(l)/(2 lam) while interior), i.e. problem (3)
+    only when all clients hold the same number of samples (:func:`federated_restatement`).
+
 AUC min-max (Zhang et al. (1), from Ying et al. 2016)
     For scores h on data with positive fraction p_hat and the prior p of (1):
     min_{a, b} max_alpha E[L_AUC] has the closed-form saddle point a = E[h | +], b = E[h | -],
@@ -88,7 +94,8 @@ __all__ = [
     "chi2_unconstrained_value", "chi2_closed_form_exact", "feddro_eq5_printed",
     "feddro_eq5_parts_printed", "chi2_corrected_parts", "solve_simplex_max",
     "mirror_ascent_simplex", "derive_kl", "derive_chi2", "derive_auc", "kl_report", "chi2_report", "auc_report",
-    "comfedl_journal_eq6_discrepancy", "auc_composition_gap", "dro_report",
+    "comfedl_journal_eq6_discrepancy", "auc_composition_gap", "federated_weights",
+    "kl_value_ref", "chi2_value_ref", "federated_restatement", "dro_report",
 ]
 
 
@@ -641,6 +648,81 @@ def comfedl_journal_eq6_discrepancy(centers=(0.0, 1.0, 4.0), gamma: float = 2.0)
             "argmin_journal_eq6_literal": float(w_journal6),
             "conference_matches": abs(w_kl - w_conf6) < 1e-6,
             "journal_matches": abs(w_kl - w_journal6) < 1e-6}
+
+
+def federated_weights(client_sizes) -> np.ndarray:
+    """Per-sample weights q_i = 1/(K m_k) that g = (1/K) sum_k g_k, g_k a client mean, puts on
+    the samples of client k (sizes m_1..m_K)."""
+    sizes = V.finite_array("client_sizes", client_sizes, ndim=1)
+    if np.any(sizes < 1) or np.any(sizes != np.round(sizes)):
+        raise ValueError("client_sizes must be positive integers")
+    return np.concatenate([np.full(int(s), 1.0 / (sizes.size * s)) for s in sizes])
+
+
+def kl_value_ref(losses, lam, q) -> float:
+    """max_p sum p_i l_i - lam KL(p || q) = lam log sum q_i exp(l_i/lam) (reference weights q)."""
+    l = _losses(losses)
+    q = _simplex_point(q, l.size)
+    return float(_lam(lam) * special.logsumexp(l / lam, b=q))
+
+
+def chi2_value_ref(losses, lam, q) -> float:
+    """max_p sum p_i l_i - (lam/2) sum (p_i - q_i)^2/q_i over the simplex (chi-square w.r.t. q;
+    q uniform gives FedDRO's D_chi2). Maximiser p_i = q_i max(0, 1 + (l_i - nu)/lam), nu by
+    bisection so that sum p_i = 1."""
+    l = _losses(losses)
+    lam = _lam(lam)
+    q = _simplex_point(q, l.size)
+
+    def mass(nu):
+        return float(np.sum(q * np.maximum(0.0, 1.0 + (l - nu) / lam)))
+
+    lo, hi = l.min() - lam, l.max() + lam  # mass(lo) >= 1 >= mass(hi) = 0
+    nu = optimize.brentq(lambda v: mass(v) - 1.0, lo, hi, xtol=1e-14, rtol=1e-15)
+    p = q * np.maximum(0.0, 1.0 + (l - nu) / lam)
+    p /= p.sum()
+    return float(p @ l - 0.5 * lam * np.sum((p - q) ** 2 / q))
+
+
+def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int = 0) -> dict:
+    """FedDRO: "(4) and (5) can be restated in the FL setting of (2)". With g = (1/K) sum_k g_k
+    and g_k the mean over client k's m_k samples, the CO objectives are the DRO values with the
+    reference distribution q_i = 1/(K m_k) instead of 1/m: equal to (3) iff all m_k are equal.
+    Computes, on random losses in [0, 3], the FL CO forms, the q-reference DRO values and the
+    uniform (problem (3)) values; the default lam = 4 keeps the chi-square maximisers interior
+    (where the corrected closed form is exact)."""
+    sizes = np.asarray(client_sizes)
+    q = federated_weights(sizes)
+    lam = _lam(lam)
+    rng = np.random.default_rng(V.seed_value("seed", seed))
+    l = rng.uniform(0.0, 2.0, q.size) + np.repeat(rng.uniform(0, 1, sizes.size), sizes)
+    u = np.full(q.size, 1.0 / q.size)
+    kl_fl = float(lam * np.log(np.sum(q * np.exp(l / lam))))       # f(g) with f = lam log
+    chi_fl = float(np.sum(q * (l + l ** 2 / (2 * lam))) - (q @ l) ** 2 / (2 * lam))
+    return {"client_sizes": sizes.tolist(), "lam": lam,
+            "kl_fl_form": kl_fl, "kl_dro_reference_q": kl_value_ref(l, lam, q),
+            "kl_dro_uniform": kl_value(l, lam),
+            "chi2_fl_corrected_form": chi_fl, "chi2_dro_reference_q": chi2_value_ref(l, lam, q),
+            "chi2_dro_uniform": chi2_value(l, lam)}
+
+
+def check_fl_restatement(profile, out_dir):
+    """khanduri.sec2.fl: (4) and (5) restated in the FL setting (2)."""
+    from fedcomp.theory.claims import CheckResult
+    eq = federated_restatement(client_sizes=(20, 20, 20))
+    uneq = federated_restatement()
+    ok_equal = (abs(eq["kl_fl_form"] - eq["kl_dro_uniform"]) < 1e-9
+                and abs(eq["chi2_fl_corrected_form"] - eq["chi2_dro_uniform"]) < 1e-9)
+    ok_ref = (abs(uneq["kl_fl_form"] - uneq["kl_dro_reference_q"]) < 1e-9
+              and abs(uneq["chi2_fl_corrected_form"] - uneq["chi2_dro_reference_q"]) < 1e-9)
+    gap = uneq["kl_fl_form"] - uneq["kl_dro_uniform"]
+    return CheckResult(
+        "pass" if ok_equal and ok_ref else "fail", "FL form of (4)/(5) = DRO (3)",
+        {"equal_sizes": eq, "sizes_5_20_75": uneq},
+        f"equal client sizes: the FL forms equal (3) (KL and the corrected chi-square; {ok_equal}); "
+        f"unequal sizes (5, 20, 75): they equal the DRO with reference weights 1/(K m_k) "
+        f"({ok_ref}), not (3) with 1/m (KL value differs by {gap:.4f}); the restatement is exact "
+        "only for equal client sizes (or with g_k weighted by m_k K/m)")
 
 
 def auc_composition_gap(num_samples: int = 200, dim: int = 5, rho: float = 0.5,

@@ -47,6 +47,14 @@ register(
                 "mean(l) + Var(l)/(2 lambda) while min l >= mean l - lambda (the maximiser "
                 "p_i = 1/m + (l_i - mean l)/(lambda m) is in the simplex), otherwise the "
                 "water-filling projection value."),
+    Claim(id="khanduri.sec2.fl", paper="khanduri", location="Section 2.1, after (5)",
+          statement="Both (4) and (5) can be restated in the FL setting of (2) "
+                    "(g = (1/K) sum_k g_k with g_k the mean over client k's samples).",
+          kind="equivalence",
+          predicted="FL form = DRO (3) with the uniform reference 1/m",
+          check=f"{_DRO}:check_fl_restatement",
+          notes="exact for equal client sizes; otherwise the FL form is the DRO with reference "
+                "weights 1/(K m_k) (or g_k must be weighted by K m_k/m)"),
     # ---------------------------------------------------------------- section 3
     Claim(id="khanduri.lem3.5", paper="khanduri", location="Lemma 3.5",
           statement="Under Assumption 3.2, Phi = h + f(g) is L_Phi-smooth with "

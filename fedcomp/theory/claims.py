@@ -121,7 +121,10 @@ def _load() -> None:
 
 
 def _resolved(c: Claim) -> Claim:
-    if c.check is None and c.id in _CHECKS:
+    if c.id in _CHECKS:
+        if c.check is not None and c.check != _CHECKS[c.id]:
+            raise ValueError(f"claim {c.id!r} declares check {c.check} and has "
+                             f"{_CHECKS[c.id]} attached: keep one")
         return replace(c, check=_CHECKS[c.id])
     return c
 

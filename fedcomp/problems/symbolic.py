@@ -350,6 +350,10 @@ def _expression(where: str, value, allowed: set, allowed_name: str):
         raise ValueError(f"{where} contains an infinite or undefined constant: {e}")
     if e.has(sp.I):
         raise ValueError(f"{where} must be real-valued; it contains the imaginary unit: {e}")
+    for pw in e.atoms(sp.Piecewise):
+        if pw.args[-1].cond != sp.true:
+            raise ValueError(f"{where}: Piecewise {pw} has no otherwise branch (its last "
+                             "condition must be True), so it is undefined somewhere")
     if e.atoms(sp.Derivative, sp.Integral):
         raise ValueError(f"{where} contains an unevaluated derivative or integral: {e}")
     return e

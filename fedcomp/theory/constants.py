@@ -552,8 +552,8 @@ class Constants:
                  "-" * 60]
         for n in CONSTANT_NAMES:
             b = self.details.get(n)
-            meth = b.method + ("" if b is None or b.converged else " (not converged)") \
-                if b else ""
+            meth = (b.method + (" (not converged)" if b.method == "interval" and not b.converged
+                                else "")) if b else ""
             smp = f"{b.sampled:13.6g}" if b else f"{'':13s}"
             lines.append(f"{n:16s} {getattr(self, n):13.6g} {smp}  {meth}")
         lines += ["-" * 60,

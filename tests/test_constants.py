@@ -248,3 +248,21 @@ def test_exact_supremum_for_univariate_polynomials():
     assert c.outer_lower[0] <= 1 - 4 * math.sqrt(2) / 3 + 1e-16
     assert c.outer_upper[0] == pytest.approx(8 / 3, rel=1e-15)
     assert c.certified
+
+
+@pytest.mark.parametrize("lam", [2.0, 0.7])
+def test_kl_formulas_bound_the_data_constants_and_the_direct_bound_is_tighter(lam):
+    from fedcomp.problems import KLDRO
+    from fedcomp.theory.constants import _logistic_data_bounds, dro_formulas
+    p = KLDRO.synthetic(lam=lam, num_clients=3, samples_per_client=20, dim=2, seed=6)
+    lower, upper = -np.ones(2), np.ones(2)
+    c = constants(p, lower, upper)
+    lmin, lmax, G, an, q = _logistic_data_bounds(p, lower, upper)
+    f = dro_formulas("kl")
+    sub = {s: v for s, v in zip(sp.symbols("lam l_lo l_hi G H", positive=True),
+                                (lam, lmin.min(), lmax.max(), G.max(), (an ** 2 * q).max()))}
+    assert c.L_phi_bound <= float(f["L_phi_bound"].subs(sub)) * (1 + 1e-12)
+    direct = float(f["L_phi_direct"].subs(sub))
+    # Phi's Hessian obeys the direct bound H + G^2/lambda, far below Lemma 3.5's value
+    assert c.L_phi_observed <= direct * (1 + 1e-4)
+    assert direct < c.L_phi_bound

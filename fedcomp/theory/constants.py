@@ -71,7 +71,7 @@ import sympy as sp
 
 from fedcomp import _validate as V
 
-__all__ = ["Constants", "Bound", "constants", "auc_lemma2", "auc_lemma2_direct",
+__all__ = ["Constants", "Bound", "constants", "auc_lemma2", "auc_lemma2_direct", "dro_formulas",
            "check_lemma35", "check_auc_lemma2", "search_max", "CONSTANT_NAMES"]
 
 # ============================================================================================
@@ -980,6 +980,51 @@ def _fd_hessian_search(p, lower, upper, seed, n_random=300):
             out[i] = np.abs(np.linalg.eigvalsh(0.5 * (H + H.T))).max()
         return out
     return search_max(hess_norm, lower, upper, n_random=n_random, n_local=2, seed=seed)
+
+
+def dro_formulas(kind: str) -> dict:
+    """Assumption 3.2's constants of the DRO reformulations as sympy expressions in lambda and
+    uniform data bounds over the box: losses in [l_lo, l_hi], ||grad loss_i|| <= G,
+    ||Hess loss_i|| <= H (for the logistic loss G <= max ||a_i||, H <= max ||a_i||^2 / 4).
+
+    ``kind="kl"`` (FedDRO (4) times lambda, shift c = 0; the products in Lemma 3.5 do not depend
+    on c): g_k = mean exp(loss/lambda) in [e^(l_lo/lambda), e^(l_hi/lambda)], f = lambda log u:
+    B_f = lambda e^(-l_lo/lambda), L_f = lambda e^(-2 l_lo/lambda), B_g = e^(l_hi/lambda) G/lambda,
+    L_g = e^(l_hi/lambda) (G^2/lambda^2 + H/lambda). Lemma 3.5 then gives
+    e^(D/lambda) (G^2/lambda + H) + e^(2D/lambda) G^2/lambda with D = l_hi - l_lo, while the
+    Hessian of lambda log mean exp(loss/lambda) is E_p[Hess loss] + Cov_p(grad loss)/lambda
+    (p the softmax weights), of norm <= H + G^2/lambda ("direct"): Lemma 3.5 overestimates the
+    KL-DRO smoothness by a factor up to e^(2D/lambda), exponential in the loss spread over
+    lambda (a finding).
+
+    ``kind="chi2"`` (FedDRO (5) as printed): g_k = mean loss, f = u^2/(2 lambda),
+    h_k = -(1/(2 lambda)) mean loss^2: B_f = l_hi/lambda, L_f = 1/lambda, B_g = G, L_g = H,
+    B_h = l_hi G/lambda, L_h = (G^2 + l_hi H)/lambda; Lemma 3.5: 2 (G^2 + l_hi H)/lambda.
+    ``kind="chi2-corrected"``: f = -u^2/(2 lambda), h_k = mean(loss + loss^2/(2 lambda)):
+    B_h = G (1 + l_hi/lambda), L_h = H (1 + l_hi/lambda) + G^2/lambda.
+
+    Returns a dict of sympy expressions (keys L_f, B_f, L_g, B_g, L_h, B_h, L_phi_bound and, for
+    KL, L_phi_direct) in the symbols lam, l_lo, l_hi, G, H (all positive, l_lo >= 0).
+    """
+    lam, llo, lhi, G, H = sp.symbols("lam l_lo l_hi G H", positive=True)
+    if kind == "kl":
+        c = {"B_f": lam * sp.exp(-llo / lam), "L_f": lam * sp.exp(-2 * llo / lam),
+             "B_g": sp.exp(lhi / lam) * G / lam,
+             "L_g": sp.exp(lhi / lam) * (G ** 2 / lam ** 2 + H / lam),
+             "B_h": sp.Integer(0), "L_h": sp.Integer(0)}
+        extra = {"L_phi_direct": H + G ** 2 / lam}
+    elif kind in ("chi2", "chi2-corrected"):
+        c = {"B_f": lhi / lam, "L_f": 1 / lam, "B_g": G, "L_g": H}
+        if kind == "chi2":
+            c.update(B_h=lhi * G / lam, L_h=(G ** 2 + lhi * H) / lam)
+        else:
+            c.update(B_h=G * (1 + lhi / lam), L_h=H * (1 + lhi / lam) + G ** 2 / lam)
+        extra = {}
+    else:
+        raise ValueError(f"kind must be 'kl', 'chi2' or 'chi2-corrected', got {kind!r}")
+    c["L_phi_bound"] = sp.simplify(c["L_h"] + c["B_f"] * c["L_g"] + c["B_g"] ** 2 * c["L_f"])
+    c.update(extra)
+    return c
 
 
 def _kl(p, lower, upper, seed) -> Constants:

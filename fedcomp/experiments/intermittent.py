@@ -28,8 +28,15 @@ The limit x_c solves grad Phi(x) + c D(x) = 0 (a linear system here: :func:`pred
 
     gap = ||grad Phi(x_c)||^2 = c^2 ||D(x_c)||^2  ~  (beta (I - 1) / 2)^2 h^4 ||D_1(x*)||^2,
 
-independent of the step size eta to leading order, and of DS-FedDRO's server step sizes
-(gamma_x = gamma_y = 0.5, 1, 1.5 give the same limit to 1e-12 at I = 5, beta = 0.04). FedAvg Case II is beta = 1: c = 1 - 1/I, a
+the limit of the gap as eta -> 0, and independent of DS-FedDRO's server step sizes
+(gamma_x = gamma_y = 0.5, 1, 1.5 give the same limit to 1e-12 at I = 5, beta = 0.04). At finite eta the clients' models also drift
+apart within a round, which adds a term of order eta to the mean drift: gap(eta) =
+||c D + eta E_I||^2 + ... On interpolating problems (f's gradient vanishes at g(x*), e.g.
+d = d_g here) E is small and gap(eta) = gap_0 (1 + kappa eta) with kappa in [0.9, 2.5] on the quick
+design; on non-interpolating ones (d < d_g) E is larger -- FedDRO itself (c = 0) keeps a gap
+~ eta^2 h^4 (I - 1)^0.8 there (measured: exponents 2.00, 4.00, 0.82 at d = 3, d_g = 5) -- and the
+closed form is reached only for smaller eta (I = 5, beta = 0.04: extrapolated / closed form
+0.9994 from eta = 0.000625, 0.0025). FedAvg Case II is beta = 1: c = 1 - 1/I, a
 gap for every eta (Theorem 4.1); FedDRO shares y every iteration: c = 0; DS-FedDRO with the
 theorem's coupling beta = c_beta eta has c ~ c_beta eta (I - 1) / 2 -> 0 with eta: it converges
 because, and only because, beta shrinks with the step size; LocalSCGDAM's weight alpha * eta is
@@ -421,6 +428,15 @@ def check(profile: str, out_dir):
         r = richardson(p, pt["I"], pt["beta"], eta)
         r["heterogeneity"] = pt["heterogeneity"]
         rows.append(r)
+    if profile == "full":
+        # non-interpolating instances (d < d_g, grad f(g*) != 0): a client-drift term of order
+        # eta adds to the gap, so the extrapolation needs a smaller eta
+        q = controlled_problem(0.3, dim=3, inner_dim=5)
+        for I_, b_ in ((5, 0.04), (9, 0.01)):
+            r = richardson(q, I_, b_, eta / 4)
+            r["heterogeneity"] = 0.3
+            r["non_interpolating"] = True
+            rows.append(r)
     df = pd.DataFrame(rows)
     err = (df["gap0"] / df["predicted"] - 1.0).abs()
     closed_ok = bool((err <= CLOSED_FORM_TOLERANCE).all() and df["converged"].all())
@@ -428,7 +444,8 @@ def check(profile: str, out_dir):
     fa = richardson(p, 5, 1.0, eta, algorithm="fedavg-case2")
     fa_err = abs(fa["gap0"] / fa["predicted"] - 1.0)
     fd = measure(p, 5, 0.5, 0.05, algorithm="feddro")
-    small = df[df["beta"] * (df["I"] - 1) <= 0.2].rename(columns={"gap0": "gap"})
+    interp = df[df.get("non_interpolating", pd.Series(False, index=df.index)) != True]  # noqa: E712
+    small = interp[interp["beta"] * (interp["I"] - 1) <= 0.2].rename(columns={"gap0": "gap"})
     small = small.assign(eta=1.0)
     fit = fit_law(small)
     figures = []

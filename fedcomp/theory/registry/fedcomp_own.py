@@ -10,8 +10,9 @@ register(
                     "c(beta, I)^2 ||D(x_c)||^2 with c = 1 - (1 - (1 - beta)^I) / (I beta) "
                     "~ beta (I - 1) / 2 (beta: weight of the new inner sample; FedAvg Case II "
                     "is beta = 1) and D = (1/K) sum_k (A_k - Abar)^T (g_k - g) quadratic in the "
-                    "heterogeneity h: gap ~ (beta (I - 1) / 2)^2 h^4 |D_1|^2, independent of "
-                    "the step size to first order (gap(eta) = gap_0 (1 + kappa eta)). So "
+                    "heterogeneity h: gap ~ (beta (I - 1) / 2)^2 h^4 |D_1|^2. At finite eta a "
+                    "client-drift term of order eta adds (small when grad f(g(x*)) = 0; on "
+                    "non-interpolating problems FedDRO itself keeps a gap ~ eta^2 h^4). So "
                     "DS-FedDRO converges only because its theorem ties beta = c_beta eta -> 0 "
                     "(LocalSCGDAM likewise uses alpha eta); with beta fixed it stalls like "
                     "FedAvg. Stochastic runs: floor = variance floor (the I = 1 value) + gap_0.",

@@ -145,7 +145,8 @@ def test_killed_sweep_resumes_without_redoing_runs(tmp_path):
     (tmp_path / "slowprob.py").write_text(_SLOW_MODULE)
     (tmp_path / "sweep.py").write_text(_SWEEP_SCRIPT)
     store_dir = tmp_path / "store"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(fedcomp.__file__).resolve().parents[1])])}
+    repo = Path(fedcomp.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(repo)])}
     proc = subprocess.Popen([sys.executable, str(tmp_path / "sweep.py"), str(store_dir)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 120

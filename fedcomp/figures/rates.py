@@ -126,15 +126,15 @@ def cost_figure(tables: dict, path, cost: str = "rounds", predicted: dict | None
         if predicted and label in predicted:
             im = math.exp(np.log(inv).mean())
             cm = math.exp(np.log(np.array(fit.x)).mean())
-            _reference(ax, inv, im, cm, predicted[label], f"{label}: theory eps^-{predicted[label]:g}",
-                       style=f"{color}--")
+            _reference(ax, inv, im, cm, predicted[label],
+                       f"{label}: theory eps^-{predicted[label]:g}", style=f"{color}--")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("1 / eps  (eps = measured mean over iterates of ||grad Phi||^2)")
+    ax.legend(fontsize=7, loc="lower right")
     ax.set_ylabel({"rounds": "communication rounds",
                    "floats_per_client": "floats sent per client"}.get(cost, cost))
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
     return _save(fig, path)
 

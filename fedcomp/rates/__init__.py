@@ -10,7 +10,8 @@
 * :mod:`fedcomp.rates.fit` -- log-log exponent fits with seed-bootstrap and regression intervals;
   upper-bound verdicts (pass / fail / inconclusive).
 * :mod:`fedcomp.rates.analysis` -- exponents in T and K, linear speed-up, communication against eps.
-* :mod:`fedcomp.rates.checks` -- the registered checks; :mod:`fedcomp.rates.cli` -- ``fedcomp verify``.
+* :mod:`fedcomp.rates.checks` -- the registered checks;
+  :mod:`fedcomp.rates.cli` -- ``fedcomp verify`` and ``fedcomp sweep``.
 """
 from fedcomp.rates.fit import (ExponentFit, Verdict, combine, crossing, fit_exponent,
                                fit_statistic, upper_bound_verdict)

@@ -272,9 +272,30 @@ def check_cor44(profile: str, out_dir: Path) -> CheckResult:
     communication O(eps^-3/2)."""
     P = _profile(profile)
     lq = _run("feddro-lq", profile, out_dir)
+    res = _run("feddro-lq-residual", profile, out_dir)
     parts, info, figs = _complexity(lq, P, out_dir, "khanduri.cor4.4", "FedDRO", 1.5)
+    # the non-interpolating problem of Theorem 4.3's check (T grid at K0 only: no speed-up)
+    K0 = P["K0"]
+    for cost, pred, what in (("T", 2.0, "sample complexity"), ("rounds", 1.5, "communication")):
+        fit = cost_exponent(res, cost, K=K0)
+        a, alo, ahi = invert(fit)
+        p = _part(fit, -1.0 / pred, P["max_width"],
+                  f"LQ-residual {what} (K={K0}): eps vs {cost}")
+        p["reason"] += f"; {cost} ~ eps^-{a:.2f} [{alo:.2f}, {ahi:.2f}], predicted <= {pred:g}"
+        parts.append(p)
+    figs.append(cost_figure_both(lq, res, out_dir, K0))
     return _result(parts, {"samples_per_client_vs_K": "<= K^-1", "samples": "<= eps^-2",
-                           "rounds": "<= eps^-3/2"}, info, figs, _diverged(lq))
+                           "rounds": "<= eps^-3/2"}, info, figs,
+                   _diverged(lq) + _diverged(res) + "; LQ = d 10, d_g 5 (g(x*) = 0); "
+                   "LQ-residual = d 4, d_g 8 (g(x*) != 0), see khanduri.thm4.3")
+
+
+def cost_figure_both(lq, res, out_dir, K0):
+    from fedcomp.figures.rates import cost_figure
+    return cost_figure({"LQ d=10, d_g=5": lq, "LQ-residual d=4, d_g=8": res},
+                       _fig(out_dir, "khanduri.cor4.4", "rounds-both"), "rounds",
+                       {"LQ d=10, d_g=5": 1.5, "LQ-residual d=4, d_g=8": 1.5},
+                       title="FedDRO: rounds against 1/eps on both LQ problems", K=K0)
 
 
 # --- Theorem 5.2 / Corollary 5.3 --------------------------------------------------------------
@@ -359,7 +380,8 @@ def check_rem45(profile: str, out_dir: Path) -> CheckResult:
     """FedDRO, Remark 4.5: floats sent per client O(eps^-3/2 d + eps^-2 K^-1 d_g); dominated by
     the first term (eps^-3/2) when d >= eps^-1/2 K^-1 d_g, by the second (eps^-2) when
     d_g >= eps^1/2 K d. Measured on d = 40, d_g = 1 and on d = 2, d_g = 16 (heterogeneity
-    0.5); the ledger is also checked exactly: floats_x = rounds * K * d and floats_y = (T + 1) * K * d_g."""
+    0.5); the ledger is also checked exactly: floats_x = rounds * K * d and
+    floats_y = (T + 1) * K * d_g."""
     from fedcomp.figures.rates import cost_figure
     P = _profile(profile)
     K0 = P["K0"]

@@ -16,7 +16,8 @@ algorithms accept beta in (0, 1]). The rounding of I is visible as steps in roun
 
 Observation recorded for the report (see :mod:`fedcomp.rates.checks`): with Theorem 5.2's
 schedule, the sum over iterations of the effective step gamma_x * eta is
-T * c_x sqrt(K/T) * c / sqrt(I T) = c c_x K^(3/4) / (sqrt(c_I) T^(1/4)), which tends to 0 as T grows:
+T * c_x sqrt(K/T) * c / sqrt(I T) = c c_x K^(3/4) / (sqrt(c_I) T^(1/4)), which tends to 0 as T
+grows:
 the model moves less and less in total, so E||grad Phi(xbar)||^2 cannot tend to 0 from an
 x^0 with grad Phi(x^0) != 0. The check measures the schedule as printed.
 """

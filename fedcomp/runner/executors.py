@@ -98,7 +98,8 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
         df["params"] = _canonical(spec.params)
         df["labels"] = _canonical(spec.labels)
         for key, val in spec.labels.items():
-            df[f"label_{key}"] = val if not isinstance(val, (list, tuple, dict)) else json.dumps(val)
+            scalar = not isinstance(val, (list, tuple, dict))
+            df[f"label_{key}"] = val if scalar else json.dumps(val)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 

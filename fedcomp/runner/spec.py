@@ -106,7 +106,8 @@ def resolve(path: str):
     try:
         obj = importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        raise ValueError(f"problem constructor {path!r}: cannot import {module!r} ({exc})") from None
+        raise ValueError(f"problem constructor {path!r}: cannot import {module!r} "
+                         f"({exc})") from None
     for part in qual.split("."):
         try:
             obj = getattr(obj, part)

@@ -60,7 +60,8 @@ class ResultStore:
         if frame.empty:
             raise ValueError("frame must contain at least one row")
         first = frame.iloc[0]
-        name = f"{_PREFIX}{first['config_hash']}-{int(first['seed'])}-{uuid.uuid4().hex[:8]}.parquet"
+        name = (f"{_PREFIX}{first['config_hash']}-{int(first['seed'])}-"
+                f"{uuid.uuid4().hex[:8]}.parquet")
         tmp = self.path / (_TMP + name)
         frame.to_parquet(tmp, index=False)
         with open(tmp, "rb") as fh:  # the part must be on disk before it becomes visible

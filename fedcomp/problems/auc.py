@@ -17,8 +17,14 @@ Choices (the paper leaves them open, or has no linear-scorer instance):
 * p, the "prior probability of the positive class" of (1), is one number for all clients. The
   default is the positive fraction of the equal-weight mixture of the clients' data,
   p = (1/K) sum_k n_k^+ / n_k: with it F is the expectation of (1) under the very mixture that
-  (4) averages, and min_{a,b} max_alpha F equals p (1-p) E[(1 - w^T(z - z'))^2 | l=1, l'=-1],
-  the pairwise square-loss AUC surrogate (Ying et al. 2016, Theorem 1; checked in the tests).
+  (4) averages, and min_{a,b} max_alpha F equals p (1-p) E[(1 - w^T(z - z'))^2 | l=1, l'=-1]
+  - p (1-p), the pairwise square-loss AUC surrogate up to an additive constant (Ying et al.
+  2016, Theorem 1; the printed (1) drops the constant p (1-p), which changes no gradient;
+  checked in the tests).
+* The federated objective (4) pairs every client's outer function with the *global* inner map,
+  so grad Phi = Jbar^T (1/K) sum_k grad f^(k); LocalSCGDAM's client-k gradient
+  J_k^T grad f^(k) averages to something else under two-level heterogeneity
+  (:meth:`AUCMinimax.client_product_gradient`, claim ``fedcomp.localscgdam-bias``).
 * rho = 0 gives g = identity, i.e. the *non-compositional* AUC min-max that CoDA and LocalSGDAM
   solve; the exact measures are then those of their own objective.
 * Clients weigh equally in g and F (AUC paper (4)), whatever their sizes.

@@ -12,6 +12,11 @@ Two algorithms run with the same seed therefore see the same samples (common ran
 The mixer is SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom number
 generators", OOPSLA 2014), applied as a counter-based hash. Normals use the ziggurat method
 on the hashed 64-bit words; uniform indices use the top 53 bits scaled to the range.
+
+Keys are uint64. Every function casts its key to uint64 first: a key that reaches it typed as a
+signed integer (a Python int below 2**63 passed from Python) would otherwise be mixed with signed
+arithmetic (arithmetic shifts, signed/unsigned promotion) and give a different, non-uniform stream.
+For uint64 keys the cast is free and changes nothing.
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ def mix64(z):
 @nb.njit(cache=True, inline="always")
 def sample_key(base, k, t, j):
     """Key of sample j of client k at iteration t (base: the run's uint64 base key)."""
-    z = mix64(base ^ (np.uint64(k) * _GOLDEN + np.uint64(0x632BE59BD9B4E019)))
+    z = mix64(np.uint64(base) ^ (np.uint64(k) * _GOLDEN + np.uint64(0x632BE59BD9B4E019)))
     z = mix64(z ^ (np.uint64(t) * _GOLDEN + np.uint64(0x85157AF5)))
     return mix64(z ^ (np.uint64(j) * _GOLDEN + np.uint64(0x2545F4914F6CDD1D)))
 
@@ -46,19 +51,20 @@ def sample_key(base, k, t, j):
 @nb.njit(cache=True, inline="always")
 def substream(key, s):
     """An independent key derived from `key` (for independent parts of one sample)."""
-    return mix64(key ^ (np.uint64(s + 1) * _M2))
+    return mix64(np.uint64(key) ^ (np.uint64(s + 1) * _M2))
 
 
 @nb.njit(cache=True, inline="always")
 def uniform01(key, i):
     """Uniform on (0, 1] from counter i of `key`."""
-    return (np.float64(mix64(key + np.uint64(i + 1) * _GOLDEN) >> _S11) + 1.0) * _TWO_M53
+    bits = mix64(np.uint64(key) + np.uint64(i + 1) * _GOLDEN)
+    return (np.float64(bits >> _S11) + 1.0) * _TWO_M53
 
 
 @nb.njit(cache=True, inline="always")
 def randint(key, i, n):
     """Uniform integer in [0, n) from counter i of `key` (bias below 2**-53 * n)."""
-    u = np.float64(mix64(key + np.uint64(i + 1) * _GOLDEN) >> _S11) * _TWO_M53
+    u = np.float64(mix64(np.uint64(key) + np.uint64(i + 1) * _GOLDEN) >> _S11) * _TWO_M53
     r = np.int64(u * n)
     return r if r < n else n - 1
 
@@ -107,15 +113,16 @@ def _zig_slow(key, c, i, u):
 @nb.njit(cache=True, inline="always")
 def _zig_one(key, c):
     """One standard normal drawn from counter c of `key`; returns (value, next counter)."""
+    ukey = np.uint64(key)
     while True:
-        bits = mix64(key + np.uint64(c + 1) * _GOLDEN)
+        bits = mix64(ukey + np.uint64(c + 1) * _GOLDEN)
         c += 1
         i = np.int64(bits & np.uint64(127))
         neg = (bits >> np.uint64(7)) & np.uint64(1)
         u = np.float64(bits >> _S11) * _TWO_M53
         xx = u * _ZX[i]
         if xx >= _ZX[i + 1]:
-            xx, c = _zig_slow(key, c, i, u)
+            xx, c = _zig_slow(ukey, c, i, u)
             if xx < 0.0:
                 continue
         return (-xx if neg else xx), c

@@ -41,24 +41,40 @@ def record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, row):
 def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, nslots,
             n_phases, tracks_inner):
     d = x0.shape[0]
-    X = np.empty((K, d))
-    for k in range(K):
-        X[k, :] = x0
-    Y = np.zeros((K, dg))
-    Z = np.zeros((K, nz))
-    W = np.zeros((K, nw))
-    S = np.zeros(ns)
-    ledger = np.zeros(nslots + 1, dtype=np.int64)
     n_rec = T // rec_every + 1
     if T % rec_every != 0:
         n_rec += 1
-    rec_t = np.zeros(n_rec, dtype=np.int64)
-    rec = np.zeros((n_rec, N_METRICS))
-    xbar = np.zeros(d)
-    x_last = np.zeros(d)
-    gbuf = np.zeros(d)
-    ybar = np.zeros(dg)
-    gin = np.zeros(dg)
+    # Owners of every buffer; the loop works on borrowed (reference-count-free) views of them
+    # (prims.borrow: the atomics of reference counting dominated small problems). The owners are
+    # used after the loop (keep_alive / return), so they outlive the views.
+    X_own = np.empty((K, d))
+    Y_own = np.zeros((K, dg))
+    Z_own = np.zeros((K, nz))
+    W_own = np.zeros((K, nw))
+    S_own = np.zeros(ns)
+    ledger_own = np.zeros(nslots + 1, dtype=np.int64)
+    rec_t_own = np.zeros(n_rec, dtype=np.int64)
+    rec_own = np.zeros((n_rec, N_METRICS))
+    x_last_own = np.zeros(d)
+    tmp_own = np.zeros(2 * d + 2 * dg)
+    X = borrow(X_own)
+    Y = borrow(Y_own)
+    Z = borrow(Z_own)
+    W = borrow(W_own)
+    S = borrow(S_own)
+    ledger = borrow(ledger_own)
+    rec_t = borrow(rec_t_own)
+    rec = borrow(rec_own)
+    x_last = borrow(x_last_own)
+    tmp = borrow(tmp_own)
+    data = borrow(data)
+    hyper = borrow(hyper)
+    xbar = tmp[:d]
+    gbuf = tmp[d:2 * d]
+    ybar = tmp[2 * d:2 * d + dg]
+    gin = tmp[2 * d + dg:]
+    for k in range(K):
+        X[k, :] = x0
 
     init_step(data, X, Y, Z, W, S, hyper, base, I, exact, ledger)
     diverged = -1
@@ -87,7 +103,8 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
                     break
                 x_last[:] = xbar
                 nr += 1
-    return x_last, rec_t, rec, ledger, diverged, nr
+    keep_alive((X_own, Y_own, Z_own, W_own, S_own, tmp_own))
+    return x_last_own, rec_t_own, rec_own, ledger_own, diverged, nr
 
 
 def run_many(data, hyper, bases, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, nslots,

@@ -9,6 +9,9 @@ Jacobian-transpose product (A_k + E)^T v is drawn as A_k^T v + s ||v|| z with z 
 substream 1: E^T v has exactly this distribution, and drawing it directly costs d normals instead
 of d * d_g. (Two different v with the same key get the same z; no algorithm here applies one
 sample's Jacobian to two vectors.)
+
+The oracles are inlined into the generated steps (``inline="always"``): for problems this small,
+call overhead is a large share of a client step (bench/engine_bench.py).
 """
 import numba as nb
 import numpy as np
@@ -18,7 +21,7 @@ from fedcomp.rng import add_normal, substream
 HAS_H = False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def g_value(data, k, x, key, exact, out):
     A, b, params = data[0], data[1], data[2]
     dg, d = A.shape[1], A.shape[2]
@@ -31,7 +34,7 @@ def g_value(data, k, x, key, exact, out):
         add_normal(substream(key, 0), params[0], out)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
     A, params = data[0], data[2]
     dg, d = A.shape[1], A.shape[2]
@@ -48,13 +51,13 @@ def g_vjp(data, k, x, v, key, exact, out):
         add_normal(substream(key, 1), params[0] * np.sqrt(nv), out)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def h_grad(data, k, x, key, exact, out):
     for j in range(out.shape[0]):
         out[j] = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def f_value(data, k, y):
     """f(y): 0.5 ||y||^2, or its Huber version beyond radius R = params[1] (R = inf: none)."""
     R = data[2][1]
@@ -67,7 +70,7 @@ def f_value(data, k, y):
     return R * n - 0.5 * R * R
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def f_grad(data, k, y, out):
     R = data[2][1]
     n2 = 0.0
@@ -79,7 +82,7 @@ def f_grad(data, k, y, out):
         out[i] = c * y[i]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def g_mean(data, x, out):
     Abar, bbar = data[3], data[4]
     dg, d = Abar.shape
@@ -90,14 +93,14 @@ def g_mean(data, x, out):
         out[i] = s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def phi_value(data, x):
     y = np.empty(data[4].shape[0])
     g_mean(data, x, y)
     return f_value(data, 0, y)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def phi_grad(data, x, out):
     Abar = data[3]
     dg, d = Abar.shape

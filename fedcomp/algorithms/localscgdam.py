@@ -34,6 +34,22 @@ does). Iteration t of the engine computes the quantities of index t + 1.
 
 Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_grad_inner,
 outer_grad_dual.
+
+Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
+:mod:`fedcomp.theory.registry.checks_auc`):
+
+* The client-k direction grad g^(k)(x)^T grad_g f^(k)(h, y) of (12) averages over clients to
+  (1/K) sum_k J_k^T grad f^(k), while grad Phi of problem (4) is Jbar^T (1/K) sum_k grad f^(k):
+  with clients differing in both their inner Jacobians and their outer gradients the two differ
+  (claim ``fedcomp.localscgdam-bias``), so stationary points of Phi are not fixed points of the
+  algorithm, even with exact oracles and p = 1. A second, eta-dependent offset comes from the
+  order of the box: u and v use the client's own h_{t+1}^(k) before (14) averages it.
+* Timescales: with beta_x = beta_y = alpha = 1 and gamma_y >> gamma_x the exact dynamics can
+  cycle or blow up; Theorem 1's conditions ask for strongly damped momenta
+  (gamma_y <= 3 mu beta_y^2 / (400 L_f^2)), e.g. alpha = beta_x = beta_y = 8, gamma_y = 4.
+* The alpha*eta, beta*eta <= 1 check raises ValueError in ``simulate``; inside the parallel
+  ``simulate_many`` an exception cannot propagate and such runs come back marked diverged at t = 0
+  (the engine has no Python-side hook for constraints that couple eta with a hyperparameter).
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 

@@ -1,0 +1,642 @@
+"""The simulator's algorithms on nn.Modules: one loop, the same steps, the same random keys.
+
+State (as in :mod:`fedcomp.algorithms.base`): X (K, d) client models, Y (K, d_g) client inner
+estimates, named extra per-client tensors in ``st.z`` (momenta, previous iterates, dual
+variables), server tensors in ``st.s``, BatchNorm statistics ``st.buf`` (K, n_buf) (averaged
+with x at every model round, when the model has any). Each iteration t runs, for every phase,
+``client(k, t)`` for every client and then ``sync(t, is_round)``, with is_round = (t + 1) % I == 0.
+Samples: zeta_k^t is ``sample_key(base, k, t, 0)``, xi_k^t is ``sample_key(base, k, t, 1)``, the
+simulator's convention, so both backends draw the same minibatches for the same seed.
+
+Global-inner (FedDRO problem (2), :class:`~fedcomp.neural.problems.GlobalCompositional`); the same
+update rules and interpretations as the simulator modules named:
+
+* ``fedavg-case1``, ``fedavg-case2``, ``fedavg-modified`` - :mod:`fedcomp.algorithms.fedavg`.
+* ``feddro``, ``ds-feddro`` - :mod:`fedcomp.algorithms.feddro` (FedDRO Algorithms 2 and 3).
+* ``mbsgd`` - :mod:`fedcomp.algorithms.mbsgd` (two phases: ybar, then the averaged gradient).
+
+Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`):
+
+* ``localscgdam`` - AUC paper Algorithm 1, eqs. (11)-(14): h, u, v moving averages with weights
+  alpha*eta, beta_x*eta, beta_y*eta; x -= gamma_x eta u, y += gamma_y eta v; every p iterations
+  x, y, u, v and h are averaged (the prose under (14) and "Step 6"). Initialisation from the box:
+  h_0 = g(x_0; xi_0), u_0, v_0 the stochastic gradients at (h_0, y_0) (momentum weight 1).
+  Samples: xi_t (inner, CE step) = key (k, t, 0), zeta_t (outer, AUC loss) = key (k, t, 1).
+  Interpretation: in (12) at iteration t the gradient uses the *updated* h_t (11), as printed.
+* ``coda`` - CoDA (Guo et al. 2020), as :mod:`fedcomp.algorithms.auc_baselines`: local SGDA on
+  the AUC loss (1) of the model itself (no compositional step), with the proximal term
+  ``prox_coef`` (v - v_ref), x and y averaged every p; every ``stage_rounds`` rounds (0: one
+  stage) the reference point becomes the averaged model and eta is divided by ``stage_decay``.
+  Samples: key (k, t, 1).
+* ``localsgdam`` - LocalSGDAM (Sharma et al. 2022): (12)-(13) without the compositional step
+  (gradients of L_AUC at x itself, keys at index t + 1), x, y, u, v averaged every p.
+* ``localsgdm`` - LocalSGDM (Yu et al. 2019): u = momentum * u + grad L_CE(x; key (k, t, 0)),
+  x -= eta u, u_0 = 0; x and u averaged every p.
+
+Local-inner (ComFedL problem (1), :class:`~fedcomp.neural.problems.LocalCompositional`):
+
+* ``comfedl`` - ComFedL Algorithm 1 (Huang et al.) with every client participating: local SGD
+  with the compositional estimator u = exp(L_B/gamma) grad L_B / gamma, w averaged every tau.
+* ``fedavg`` - FedAvg (McMahan et al. 2017) on the plain loss, all clients, server model the
+  data-size weighted mean sum_k (n_k / N) w_k (as :mod:`fedcomp.algorithms.robust_baselines`).
+* ``q-fedavg`` - q-FedAvg (Li et al. 2020) with all clients: each client runs tau local SGD steps
+  from w, Delta_k = L (w - w_k), L = 1/eta, and the server takes w -= sum_k F_k^q Delta_k /
+  sum_k (q F_k^{q-1} ||Delta_k||^2 + L F_k^q), F_k = the client's loss at w on all its data
+  + 1e-10 (the reference implementation). With all clients participating this is the
+  simulator's rule with m = K.
+* ``drfl`` - DRFA (Deng et al. 2020) in expectation: every client runs tau local SGD steps, the
+  server takes the lambda-weighted mean of the models and the projected ascent step
+  lambda <- Proj_simplex(lambda + tau * ``lambda_lr`` * F(w)) with F_k(w) the clients' full
+  losses. DIFFERENCE from the simulator's ``drfl``: DRFA samples m clients by lambda, takes the
+  losses at a random local snapshot on m uniformly sampled clients' minibatches; here those
+  draws are replaced by their expectations (all clients, the final local model, full losses).
+
+Conditional (FCSG problem (1), :class:`~fedcomp.neural.problems.ConditionalAUPRC`,
+:class:`~fedcomp.neural.problems.MAMLProblem`), FCSG Algorithms 1 and 2 (Wu et al. 2023):
+
+* ``fcsg`` - u_{t+1} = estimator (3) at x_t; ``fcsg-m`` - u_{t+1} = (1 - beta) u_t + beta (3);
+  ``acc-fcsg-m`` - u_{t+1} = (3)(x_t) + (1 - beta)(u_t - (3)(x_{t-1})) with the same samples at
+  both points (STORM). x_t = x_{t-1} - alpha u_t; every q iterations u and x are averaged (lines
+  5-8). u_1 from one estimator at x_0 (B = b).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fedcomp import _validate as V
+from fedcomp.neural._core import base_key, key_of, require_torch
+
+torch = require_torch()
+
+
+@dataclass
+class NeuralState:
+    X: "torch.Tensor"
+    Y: "torch.Tensor"
+    buf: "torch.Tensor"
+    z: dict = field(default_factory=dict)
+    s: dict = field(default_factory=dict)
+    rounds: int = 0
+    floats: dict = field(default_factory=dict)
+
+    def avg(self, name: str, M=None):
+        """Every client uploads its row of M (default st.<name>); all rows become the mean."""
+        M = getattr(self, name) if M is None else M
+        M[:] = M.mean(0, keepdim=True)
+        self.floats[name] = self.floats.get(name, 0) + int(M.numel())
+
+    def model_round(self):
+        self.rounds += 1
+        if self.buf.shape[1]:
+            self.buf[:] = self.buf.mean(0, keepdim=True)
+
+
+@dataclass
+class Ctx:
+    base: np.uint64
+    I: int
+    exact: bool
+    hyper: dict
+
+    def key(self, k, t, j=0):
+        return key_of(self.base, k, t, j)
+
+
+@dataclass(frozen=True)
+class NeuralAlgorithm:
+    name: str
+    citation: str
+    structure: str
+    init: callable
+    client: callable
+    sync: callable
+    hyper: tuple = ()
+    n_phases: int = 1
+    fixed_local_steps: int | None = None
+    summary: str = ""
+    defaults: tuple = ()
+
+
+_REGISTRY: dict[str, NeuralAlgorithm] = {}
+
+
+def _register(alg):
+    _REGISTRY[alg.name] = alg
+    return alg
+
+
+def names(structure: str | None = None) -> list[str]:
+    """Sorted names of the neural algorithms (optionally those for one problem structure)."""
+    return sorted(n for n, a in _REGISTRY.items() if structure in (None, a.structure))
+
+
+def get(name: str) -> NeuralAlgorithm:
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown neural algorithm {name!r}; valid names: {', '.join(names())}")
+    return _REGISTRY[name]
+
+
+# --- global-inner ---------------------------------------------------------------------------
+def _buf(st, k):
+    return st.buf[k] if st.buf.shape[1] else None
+
+
+def _comp_grad(P, st, k, x, y, kg, kh, c):
+    v = P.f_grad(y)
+    g = P.g_vjp(k, x, v, kg, c.exact, _buf(st, k))
+    if P.has_h:
+        g = g + P.h_grad(k, x, kh, c.exact, _buf(st, k))
+    return g
+
+
+def _init_inner_mean(P, st, c):
+    for k in range(P.num_clients):
+        st.Y[k] = P.g_value(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
+    st.avg("Y")
+
+
+def _fedavg_client(P, st, k, t, c, phase):
+    x, eta = st.X[k], c.hyper["eta"]
+    x -= eta * _comp_grad(P, st, k, x, st.Y[k], c.key(k, t, 0), c.key(k, t, 1), c)
+    st.Y[k] = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
+
+
+def _fedavg1_sync(P, st, t, is_round, c, phase):
+    if is_round:
+        st.avg("X")
+        st.model_round()
+        for k in range(P.num_clients):
+            st.Y[k] = P.g_value(k, st.X[k], c.key(k, t + 1, 0), c.exact, _buf(st, k))
+
+
+def _fedavg2_sync(P, st, t, is_round, c, phase):
+    if is_round:
+        st.avg("X")
+        st.avg("Y")
+        st.model_round()
+
+
+def _fedavg_mod_sync(P, st, t, is_round, c, phase):
+    st.avg("Y")
+    if is_round:
+        st.avg("X")
+        st.model_round()
+
+
+def _feddro_init(P, st, c):
+    _init_inner_mean(P, st, c)
+
+
+def _feddro_client(P, st, k, t, c, phase):
+    x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
+    xp = x.clone()
+    x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
+    key = c.key(k, t + 1, 0)
+    ga = P.g_value(k, xp, key, c.exact, _buf(st, k))
+    gb = P.g_value(k, x, key, c.exact, _buf(st, k))
+    st.Y[k] = (1.0 - beta) * (y - ga) + gb
+
+
+def _dsfeddro_init(P, st, c):
+    _init_inner_mean(P, st, c)
+    st.s["x"] = st.X[0].clone()
+    st.s["y"] = st.Y[0].clone()
+
+
+def _dsfeddro_client(P, st, k, t, c, phase):
+    x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
+    x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
+    gb = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
+    st.Y[k] = (1.0 - beta) * y + beta * gb
+
+
+def _server_step(st, name, center, lr):
+    """DS-FedDRO step 7: center -= lr * mean_k (center - M_k); every row <- center."""
+    M = getattr(st, name)
+    center -= lr * (center[None, :] - M).mean(0)
+    M[:] = center[None, :]
+    st.floats[name] = st.floats.get(name, 0) + int(M.numel())
+
+
+def _dsfeddro_sync(P, st, t, is_round, c, phase):
+    if is_round:
+        _server_step(st, "X", st.s["x"], c.hyper["server_lr_x"])
+        _server_step(st, "Y", st.s["y"], c.hyper["server_lr_y"])
+        st.model_round()
+
+
+def _noop_init(P, st, c):
+    pass
+
+
+def _mbsgd_client(P, st, k, t, c, phase):
+    if phase == 0:
+        st.Y[k] = P.g_value(k, st.X[k], c.key(k, t, 0), c.exact, _buf(st, k))
+    else:
+        st.z["grad"][k] = _comp_grad(P, st, k, st.X[k], st.Y[k], c.key(k, t, 0),
+                                     c.key(k, t, 1), c)
+
+
+def _mbsgd_sync(P, st, t, is_round, c, phase):
+    if phase == 0:
+        st.avg("Y")
+    else:
+        G = st.z["grad"]
+        st.avg("grad", G)
+        st.X -= c.hyper["eta"] * G
+        st.model_round()
+
+
+_FEDDRO = "Khanduri et al., FedDRO paper"
+_register(NeuralAlgorithm("fedavg-case1", _FEDDRO + ", Algorithm 1, Case I", "global-inner",
+                          _init_inner_mean, _fedavg_client, _fedavg1_sync))
+_register(NeuralAlgorithm("fedavg-case2", _FEDDRO + ", Algorithm 1, Case II", "global-inner",
+                          _init_inner_mean, _fedavg_client, _fedavg2_sync))
+_register(NeuralAlgorithm("fedavg-modified", _FEDDRO + ", Theorem 4.2", "global-inner",
+                          _init_inner_mean, _fedavg_client, _fedavg_mod_sync))
+_register(NeuralAlgorithm("feddro", _FEDDRO + ", Algorithm 2, eqs. (7)-(8)", "global-inner",
+                          _feddro_init, _feddro_client, _fedavg_mod_sync, hyper=("beta",)))
+_register(NeuralAlgorithm("ds-feddro", _FEDDRO + ", Algorithm 3", "global-inner",
+                          _dsfeddro_init, _dsfeddro_client, _dsfeddro_sync,
+                          hyper=("beta", "server_lr_x", "server_lr_y")))
+_register(NeuralAlgorithm("mbsgd", _FEDDRO + ", section 6 (Ghadimi & Lan 2013)", "global-inner",
+                          _noop_init, _mbsgd_client, _mbsgd_sync, n_phases=2,
+                          fixed_local_steps=1))
+
+
+# --- minimax: AUC ---------------------------------------------------------------------------
+def _auc_grads(P, st, k, t, c, compositional: bool):
+    """Stochastic (grad_x, grad_y) at client k's (x, y) and iteration t; for LocalSCGDAM through
+    the inner estimate h (which the caller has updated by (11))."""
+    x, y = st.X[k], st.Y[k]
+    if compositional:
+        gz, gy = P.outer_grads(k, st.z["h"][k], y, c.key(k, t, 1), c.exact)
+        return P.inner_vjp(k, x, gz, c.key(k, t, 0), c.exact), gy
+    return P.outer_grads(k, x, y, c.key(k, t, 1), c.exact)
+
+
+def _scgdam_init(P, st, c):
+    st.z["h"] = torch.empty_like(st.X)
+    st.z["u"] = torch.empty_like(st.X)
+    st.z["v"] = torch.empty_like(st.Y)
+    for k in range(P.num_clients):
+        val, vjp = P.inner_linearize(k, st.X[k], c.key(k, 0, 0), c.exact)
+        st.z["h"][k] = val
+        gz, gy = P.outer_grads(k, st.z["h"][k], st.Y[k], c.key(k, 0, 1), c.exact)
+        st.z["u"][k], st.z["v"][k] = vjp(gz), gy
+
+
+def _scgdam_client(P, st, k, t, c, phase):
+    h = c.hyper
+    eta = h["eta"]
+    st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]                       # (13)
+    st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
+    a = h["alpha"] * eta                                                 # (11), xi_{t+1}
+    val, vjp = P.inner_linearize(k, st.X[k], c.key(k, t + 1, 0), c.exact)
+    st.z["h"][k] = (1 - a) * st.z["h"][k] + a * val
+    gz, gy = P.outer_grads(k, st.z["h"][k], st.Y[k], c.key(k, t + 1, 1), c.exact)
+    gx = vjp(gz)                                                         # (12), zeta_{t+1}
+    st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
+    st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
+
+
+def _momentum_sync(names_):
+    def sync(P, st, t, is_round, c, phase):
+        if is_round:
+            for n in names_:
+                if n in ("X", "Y"):
+                    st.avg(n)
+                else:
+                    st.avg(n, st.z[n])
+            st.model_round()
+    return sync
+
+
+def _sgdam_init(P, st, c):
+    st.z["u"] = torch.empty_like(st.X)
+    st.z["v"] = torch.empty_like(st.Y)
+    for k in range(P.num_clients):
+        st.z["u"][k], st.z["v"][k] = _auc_grads(P, st, k, 0, c, False)
+
+
+def _sgdam_client(P, st, k, t, c, phase):
+    h = c.hyper
+    eta = h["eta"]
+    st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]
+    st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
+    gx, gy = _auc_grads(P, st, k, t + 1, c, False)
+    st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
+    st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
+
+
+def _coda_init(P, st, c):
+    st.s["ref"] = st.X[0].clone()
+    st.s["eta"] = c.hyper["eta"]
+
+
+def _coda_client(P, st, k, t, c, phase):
+    gx, gy = _auc_grads(P, st, k, t, c, False)
+    eta = st.s["eta"]
+    if c.hyper["prox_coef"] > 0:
+        gx = gx + c.hyper["prox_coef"] * (st.X[k] - st.s["ref"])
+    st.X[k] -= eta * gx
+    st.Y[k] += eta * gy
+
+
+def _coda_sync(P, st, t, is_round, c, phase):
+    if is_round:
+        st.avg("X")
+        st.avg("Y")
+        st.model_round()
+        sr = int(c.hyper["stage_rounds"])
+        if sr > 0 and st.rounds % sr == 0:  # a stage ends: new reference point, smaller step
+            st.s["ref"] = st.X[0].clone()
+            st.s["eta"] /= c.hyper["stage_decay"]
+
+
+def _sgdm_init(P, st, c):
+    st.z["u"] = torch.zeros_like(st.X)
+
+
+def _sgdm_client(P, st, k, t, c, phase):
+    g = P.ce_grad(k, st.X[k], c.key(k, t, 0), c.exact)
+    st.z["u"][k] = c.hyper["momentum"] * st.z["u"][k] + g
+    st.X[k] -= c.hyper["eta"] * st.z["u"][k]
+
+
+_AUC = "Zhang et al., Federated Compositional Deep AUC Maximization (NeurIPS 2023)"
+_MOM = ("gamma_x", "gamma_y", "beta_x", "beta_y")
+_register(NeuralAlgorithm("localscgdam", _AUC + ", Algorithm 1, eqs. (11)-(14)", "minimax",
+                          _scgdam_init, _scgdam_client,
+                          _momentum_sync(("X", "Y", "u", "v", "h")),
+                          hyper=_MOM + ("alpha",), defaults=tuple((h, 1.0) for h in _MOM)
+                          + (("alpha", 1.0),)))
+_register(NeuralAlgorithm("localsgdam", "Sharma et al. (ICML 2022), as baseline in " + _AUC,
+                          "minimax", _sgdam_init, _sgdam_client,
+                          _momentum_sync(("X", "Y", "u", "v")), hyper=_MOM,
+                          defaults=tuple((h, 1.0) for h in _MOM)))
+_register(NeuralAlgorithm("coda", "Guo et al. (ICML 2020), as baseline in " + _AUC, "minimax",
+                          _coda_init, _coda_client, _coda_sync,
+                          hyper=("prox_coef", "stage_rounds", "stage_decay"),
+                          defaults=(("prox_coef", 0.0), ("stage_rounds", 0.0),
+                                    ("stage_decay", 3.0))))
+_register(NeuralAlgorithm("localsgdm", "Yu et al. (ICML 2019), as baseline in " + _AUC,
+                          "minimax", _sgdm_init, _sgdm_client, _momentum_sync(("X", "u")),
+                          hyper=("momentum",), defaults=(("momentum", 0.9),)))
+
+
+# --- local-inner: ComFedL and the robust-FL baselines ----------------------------------------
+def _local_sgd_client(compositional):
+    def client(P, st, k, t, c, phase):
+        key = c.key(k, t, 0)
+        g = (P.local_grad(k, st.X[k], key, c.exact, _buf(st, k)) if compositional
+             else P.loss_grad(k, st.X[k], key, c.exact, _buf(st, k))[1])
+        st.X[k] -= c.hyper["eta"] * g
+    return client
+
+
+def _round_start_init(P, st, c):
+    st.s["w"] = st.X[0].clone()
+    if "lam" not in st.s:
+        st.s["lam"] = torch.full((P.num_clients,), 1.0 / P.num_clients, dtype=st.X.dtype,
+                                 device=st.X.device)
+
+
+def _qfedavg_sync(P, st, t, is_round, c, phase):
+    if not is_round:
+        return
+    q, L = c.hyper["q"], 1.0 / c.hyper["eta"]
+    w = st.s["w"]
+    num = torch.zeros_like(w)
+    den = 0.0
+    for k in range(P.num_clients):
+        Fk = P.client_loss(k, w, _buf(st, k)) + 1e-10  # as the reference qffedavg.py
+        delta = L * (w - st.X[k])
+        num += Fk ** q * delta
+        den += q * Fk ** (q - 1) * float(delta @ delta) + L * Fk ** q
+    w -= num / den
+    st.X[:] = w[None, :]
+    st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel()) + P.num_clients
+    st.model_round()
+
+
+def _project_simplex(v):
+    """Euclidean projection onto the probability simplex (Duchi et al. 2008)."""
+    u, _ = torch.sort(v, descending=True)
+    css = torch.cumsum(u, 0) - 1.0
+    ind = torch.arange(1, v.numel() + 1, device=v.device, dtype=v.dtype)
+    rho = int(torch.nonzero(u - css / ind > 0).max())
+    return torch.clamp(v - css[rho] / (rho + 1), min=0.0)
+
+
+def _drfl_sync(P, st, t, is_round, c, phase):
+    if not is_round:
+        return
+    lam = st.s["lam"]
+    w = (lam[:, None] * st.X).sum(0)
+    st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel())
+    losses = torch.tensor([P.client_loss(k, w, _buf(st, k)) for k in range(P.num_clients)],
+                          dtype=w.dtype, device=w.device)
+    st.s["lam"] = _project_simplex(lam + c.I * c.hyper["lambda_lr"] * losses)
+    st.X[:] = w[None, :]
+    st.s["w"] = w.clone()
+    st.model_round()
+
+
+def _avg_x_sync(P, st, t, is_round, c, phase):
+    if is_round:
+        st.avg("X")
+        st.model_round()
+
+
+def _weighted_avg_sync(P, st, t, is_round, c, phase):
+    """FedAvg's server step: the data-size weighted mean sum_k (n_k / N) w_k."""
+    if is_round:
+        n = torch.as_tensor(P.data.sizes, dtype=st.X.dtype, device=st.X.device)
+        st.X[:] = ((n / n.sum())[:, None] * st.X).sum(0, keepdim=True)
+        st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel())
+        st.model_round()
+
+
+_CF = "Huang, Li, Huang, Compositional Federated Learning (ComFedL), Algorithm 1"
+_register(NeuralAlgorithm("comfedl", _CF, "local-inner", _noop_init, _local_sgd_client(True),
+                          _avg_x_sync))
+_register(NeuralAlgorithm("fedavg", "McMahan et al. (2017) FedAvg, baseline of ComFedL 5.1",
+                          "local-inner", _noop_init, _local_sgd_client(False),
+                          _weighted_avg_sync))
+_register(NeuralAlgorithm("q-fedavg", "Li et al. (ICLR 2020) q-FedAvg, baseline of ComFedL 5.1",
+                          "local-inner", _round_start_init, _local_sgd_client(False),
+                          _qfedavg_sync, hyper=("q",), defaults=(("q", 0.2),)))
+_register(NeuralAlgorithm("drfl", "Deng et al. (NeurIPS 2020) DRFA, baseline of ComFedL 5.1",
+                          "local-inner", _round_start_init, _local_sgd_client(False), _drfl_sync,
+                          hyper=("lambda_lr",)))
+
+
+# --- conditional: FCSG --------------------------------------------------------------------
+def _fcsg_init(P, st, c):
+    st.z["u"] = torch.empty_like(st.X)
+    for k in range(P.num_clients):
+        st.z["u"][k] = P.cond_grad(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
+    st.z["xprev"] = st.X.clone()
+
+
+def _fcsg_client(variant):
+    def client(P, st, k, t, c, phase):
+        st.z["xprev"][k] = st.X[k]
+        st.X[k] -= c.hyper["eta"] * st.z["u"][k]
+        key = c.key(k, t + 1, 0)
+        g = P.cond_grad(k, st.X[k], key, c.exact, _buf(st, k))
+        if variant == "fcsg":
+            st.z["u"][k] = g
+        elif variant == "fcsg-m":
+            b = c.hyper["beta"]
+            st.z["u"][k] = (1 - b) * st.z["u"][k] + b * g
+        else:  # acc-fcsg-m: same samples at x_t and x_{t-1}
+            b = c.hyper["beta"]
+            gp = P.cond_grad(k, st.z["xprev"][k], key, c.exact, _buf(st, k))
+            st.z["u"][k] = g + (1 - b) * (st.z["u"][k] - gp)
+    return client
+
+
+def _fcsg_sync(P, st, t, is_round, c, phase):
+    # Lines 5-8 of Algorithms 1-2: at a round the server averages u and x (x_t = mean(x - a u)).
+    if is_round:
+        st.avg("X")
+        st.avg("u", st.z["u"])
+        st.model_round()
+
+
+_FCSG = "Wu et al., Federated Conditional Stochastic Optimization (NeurIPS 2023)"
+_register(NeuralAlgorithm("fcsg", _FCSG + ", Algorithm 1 (FCSG)", "conditional", _fcsg_init,
+                          _fcsg_client("fcsg"), _fcsg_sync))
+_register(NeuralAlgorithm("fcsg-m", _FCSG + ", Algorithm 1 (FCSG-M)", "conditional", _fcsg_init,
+                          _fcsg_client("fcsg-m"), _fcsg_sync, hyper=("beta",)))
+_register(NeuralAlgorithm("acc-fcsg-m", _FCSG + ", Algorithm 2", "conditional", _fcsg_init,
+                          _fcsg_client("acc-fcsg-m"), _fcsg_sync, hyper=("beta",)))
+
+
+# --- the loop -------------------------------------------------------------------------------
+@dataclass
+class NeuralResult:
+    """What a neural run returns (the simulator's SimulationResult, for neural models)."""
+    algorithm: str
+    x_bar: "torch.Tensor"
+    buf_bar: "torch.Tensor"
+    history: list
+    rounds: int
+    floats_sent: int
+    floats_by_variable: dict
+    diverged_at: int | None
+    seconds: float
+    state: NeuralState
+
+    def to_frame(self):
+        import pandas as pd
+        return pd.DataFrame(self.history)
+
+
+def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int = 1,
+        x0=None, y0=None, seed: int = 0, stochastic: bool = True, evaluate=None,
+        eval_every: int | None = None, progress: bool = False, desc: str | None = None,
+        buffers0=None, **hyper) -> NeuralResult:
+    """Run a neural algorithm on a neural problem (the counterpart of :func:`fedcomp.simulate`).
+
+    Parameters
+    ----------
+    problem : a problem of :mod:`fedcomp.neural.problems` whose ``structure`` the algorithm takes
+    algorithm : str
+        A name of :func:`names`.
+    iterations : int >= 1
+        T, local iterations per client.
+    eta : float > 0
+        Client step size (alpha of FCSG, eta of the AUC paper).
+    local_steps : int >= 1
+        I (p, q, tau): iterations between model rounds.
+    x0 : tensor (d,), optional
+        Initial model; default the model's own initialisation.
+    y0 : tensor (d_g,), optional
+        Initial dual variable of minimax problems (default zeros).
+    seed : int
+        Base key of the sample draws (the simulator's :func:`fedcomp.rng.base_key`).
+    stochastic : bool
+        False: exact (full-batch) oracles.
+    evaluate : callable(x_bar, buf_bar) -> dict of floats, optional
+        Called after every ``eval_every`` iterations (default: every model round) and at the end.
+    **hyper
+        The algorithm's hyperparameters.
+    """
+    alg = get(algorithm)
+    if alg.structure != problem.structure:
+        raise ValueError(f"algorithm {algorithm!r} needs a {alg.structure} problem, got a "
+                         f"{problem.structure} one")
+    T = V.positive_int("iterations", iterations)
+    I = V.positive_int("local_steps", local_steps)
+    if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
+        raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {algorithm}, got {I}")
+    hyp = {"eta": V.real_in("eta", eta, 0.0)}
+    hyper = {**dict(alg.defaults), **hyper}
+    missing = [h for h in alg.hyper if h not in hyper]
+    unknown = [h for h in hyper if h not in alg.hyper]
+    if missing or unknown:
+        raise ValueError(f"{algorithm} takes hyperparameters {list(alg.hyper)}; missing "
+                         f"{missing}, unknown {unknown}")
+    for h, v in hyper.items():
+        hi, hopen = (1.0, False) if h == "beta" else (math.inf, True)
+        lopen = h not in ("prox_coef", "stage_rounds", "momentum", "q")
+        hyp[h] = V.real_in(h, v, 0.0, hi, low_open=lopen, high_open=hopen)
+    K = problem.num_clients
+    model = problem.model
+    p0 = model.initial_vector()
+    x0 = p0 if x0 is None else torch.as_tensor(x0, dtype=p0.dtype, device=p0.device)
+    if x0.shape != (model.dim,):
+        raise ValueError(f"x0 must have shape ({model.dim},), got {tuple(x0.shape)}")
+    dg = getattr(problem, "inner_dim", getattr(problem, "dual_dim", 0))
+    Y = torch.zeros((K, dg), dtype=p0.dtype, device=p0.device)
+    if y0 is not None:
+        Y[:] = torch.as_tensor(y0, dtype=p0.dtype, device=p0.device)[None, :]
+    b0 = model.initial_buffers() if buffers0 is None else buffers0
+    st = NeuralState(X=x0[None, :].repeat(K, 1).clone(), Y=Y,
+                     buf=b0[None, :].repeat(K, 1).clone())
+    if algorithm == "mbsgd":
+        st.z["grad"] = torch.zeros_like(st.X)
+    c = Ctx(base=base_key(seed), I=I, exact=not stochastic, hyper=hyp)
+    every = eval_every or I
+    history, diverged = [], None
+    t0 = time.perf_counter()
+
+    def record(t):
+        row = {"algorithm": algorithm, "t": t, "round": st.rounds,
+               "seconds": time.perf_counter() - t0}
+        if evaluate is not None:
+            row.update(evaluate(st.X.mean(0), st.buf.mean(0)))
+        history.append(row)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=T, desc=desc or algorithm, leave=False)
+    alg.init(problem, st, c)
+    record(0)
+    for t in range(T):
+        is_round = (t + 1) % I == 0
+        for ph in range(alg.n_phases):
+            for k in range(K):
+                alg.client(problem, st, k, t, c, ph)
+            alg.sync(problem, st, t, is_round, c, ph)
+        if bar is not None:
+            bar.update(1)
+        if not bool(torch.isfinite(st.X).all()):
+            diverged = t + 1
+            break
+        if (t + 1) % every == 0 or t + 1 == T:
+            record(t + 1)
+    if bar is not None:
+        bar.close()
+    floats = dict(st.floats)
+    return NeuralResult(algorithm, st.X.mean(0), st.buf.mean(0), history, st.rounds,
+                        int(sum(floats.values())), floats, diverged,
+                        time.perf_counter() - t0, st)

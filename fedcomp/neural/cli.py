@@ -1,0 +1,65 @@
+"""``fedcomp neural list [--json]`` and ``fedcomp neural run NAME [--device cpu|cuda|auto]
+[--smoke] [--json] [--out DIR]`` (CONTRACT.md), plus ``--iterations``, ``--seed``, ``--data-dir``
+and ``--arm`` (repeatable) to pick a run's length, seed, data folder and arms."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def _list(args):
+    from fedcomp.neural import experiments as E
+    rows = [E.get(n).describe() for n in E.names()]
+    if args.json:
+        print(json.dumps({"experiments": rows}, indent=2))
+        return 0
+    w = max(len(r["name"]) for r in rows)
+    print(f"{'experiment':<{w}}  {'data needs':<62}  paper")
+    for r in rows:
+        print(f"{r['name']:<{w}}  {r['data_needs']:<62}  {r['paper']}")
+    print("\n--smoke runs any of them on tiny synthetic data (no data package); the neural "
+          "backend needs torch: pip install 'fedcomp[neural]'")
+    return 0
+
+
+def _run(args):
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural.data import DataNotFound
+    try:
+        res = E.run_experiment(args.name, device=args.device, smoke=args.smoke, out=args.out,
+                               iterations=args.iterations, seed=args.seed,
+                               data_dir=args.data_dir, progress=not args.json,
+                               arms=args.arm)
+    except (DataNotFound, ImportError) as exc:
+        print(f"fedcomp: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(f"{res['experiment']} on {res['device']}: {res['rounds']} rounds, "
+              f"{res['seconds']:.1f} s")
+        for k, v in res["metrics"].items():
+            print(f"  {k:<40} {v:.4f}")
+        if args.out:
+            print(f"table and figure in {args.out}")
+    return 0
+
+
+def add_cli(sub) -> None:
+    p = sub.add_parser("neural", help="PyTorch backend: the papers' neural experiments")
+    nsub = p.add_subparsers(dest="neural_command", metavar="{list,run}")
+    pl = nsub.add_parser("list", help="the experiments and their data needs")
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(func=_list)
+    pr = nsub.add_parser("run", help="run one experiment")
+    pr.add_argument("name")
+    pr.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
+    pr.add_argument("--smoke", action="store_true", help="seconds-long run on tiny synthetic data")
+    pr.add_argument("--json", action="store_true")
+    pr.add_argument("--out", default=None, help="folder for the Parquet table and the figure")
+    pr.add_argument("--iterations", type=int, default=None, help="T (default: the experiment's)")
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--data-dir", default=None, help="data folder (Omniglot, CIFAR, overrides)")
+    pr.add_argument("--arm", action="append", default=None,
+                    help="run only this arm (repeatable), e.g. localscgdam/p=4")
+    pr.set_defaults(func=_run)

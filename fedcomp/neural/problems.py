@@ -1,0 +1,441 @@
+"""Neural problems: the oracles of the kernel protocol (:mod:`fedcomp.problems.base`) for
+nn.Modules, evaluated by autograd on minibatches.
+
+A problem holds each client's data on the device (:class:`ClientData`) and a :class:`FlatModel`.
+Minibatches are drawn from sample keys exactly as the simulator's kernels draw them
+(:func:`fedcomp.neural._core.draw_rows`): ``B`` rows ``randint(key, i, m_k)``, with replacement;
+``exact=True`` means the client's whole data set.
+
+Structures (the same names as the simulator):
+
+``global-inner`` (:class:`GlobalCompositional`) - FedDRO problem (2), Phi = h + f((1/K) sum_k g_k):
+    ``g_value(k, x, key, exact, buf)``, ``g_vjp(k, x, v, key, exact, buf)`` = grad g_k(x; zeta) v,
+    ``h_grad(k, x, key, exact, buf)``, ``f_grad(y)``. The constructors :func:`kl_dro`,
+    :func:`fairness_penalty` build the papers' instances.
+``local-inner`` (:class:`LocalCompositional`) - ComFedL problem (1) / FCSG problem (1),
+    Phi = (1/K) sum_k f_k(g_k): ``local_grad(k, x, key, exact, buf)`` returns the client's
+    stochastic compositional gradient (ComFedL u = grad g(f_B(w))^T grad f_B(w)), plus ``loss``.
+``minimax`` (:class:`AUCMinimax`) - AUC paper problem (4) with the compositional deep AUC of (2):
+    ``inner_value`` g(x) = x - rho Delta(x), ``inner_vjp`` (I - rho Hess L_CE) u, ``outer_grads``
+    (grad_z f, grad_y f) of the AUC loss (1), ``ce_grad``.
+``conditional`` (:class:`ConditionalAUPRC`, :class:`MAMLProblem`) - FCSG problem (1): the
+    estimator (3) ``cond_grad(k, x, key, exact, buf)``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fedcomp import _validate as V
+from fedcomp.neural._core import FlatModel, draw_rows, require_torch
+
+torch = require_torch()
+F = torch.nn.functional
+
+
+class ClientData:
+    """Per-client tensors on one device: inputs[k], targets[k] and optional extras[name][k]."""
+
+    def __init__(self, inputs, targets, extras=None, device="cpu", dtype=None):
+        if len(inputs) != len(targets) or not inputs:
+            raise ValueError("inputs and targets must list the same number (>= 1) of clients")
+        dtype = dtype or torch.get_default_dtype()
+        self.inputs = [torch.as_tensor(np.asarray(a), device=device).to(dtype) for a in inputs]
+        self.targets = [torch.as_tensor(np.asarray(a), device=device) for a in targets]
+        self.extras = {n: [torch.as_tensor(np.asarray(a), device=device) for a in v]
+                       for n, v in (extras or {}).items()}
+        self.sizes = [int(a.shape[0]) for a in self.inputs]
+        if min(self.sizes) < 1:
+            raise ValueError(f"every client needs at least one sample, sizes {self.sizes}")
+
+    @property
+    def num_clients(self) -> int:
+        return len(self.inputs)
+
+    def rows(self, k: int, key, exact: bool, batch: int):
+        if exact:
+            return None
+        return torch.as_tensor(draw_rows(np.uint64(key), np.int64(batch),
+                                         np.int64(self.sizes[k])),
+                               device=self.inputs[k].device)
+
+    def batch(self, k: int, key, exact: bool, batch: int):
+        """(inputs, targets, extras) of the minibatch of client k drawn from key."""
+        r = self.rows(k, key, exact, batch)
+        if r is None:
+            return self.inputs[k], self.targets[k], {n: v[k] for n, v in self.extras.items()}
+        return (self.inputs[k][r], self.targets[k][r],
+                {n: v[k][r] for n, v in self.extras.items()})
+
+
+def _leaf(x):
+    return x.detach().requires_grad_(True)
+
+
+# --- global-inner: FedDRO problem (2) ---------------------------------------------------------
+class GlobalCompositional:
+    """Phi(x) = h(x) + f((1/K) sum_k g_k(x)) on an nn.Module.
+
+    Parameters
+    ----------
+    model : FlatModel
+    data : ClientData
+    inner : callable(outputs, targets, extras, k) -> (B, d_g) tensor
+        Per-sample inner values; g_k(x; zeta) is their minibatch mean.
+    f_value, f_grad : callable(y) -> scalar / (d_g,)
+    inner_dim : int
+    h : callable(outputs, targets, extras, k) -> (B,) per-sample h_k values, or None
+    batch_size : int
+    """
+
+    structure = "global-inner"
+
+    def __init__(self, model: FlatModel, data: ClientData, inner, f_value, f_grad,
+                 inner_dim: int, h=None, batch_size: int = 16, name: str = "neural"):
+        self.model, self.data = model, data
+        self.inner, self._f_value, self._f_grad, self.h = inner, f_value, f_grad, h
+        self.num_clients, self.dim, self.inner_dim = data.num_clients, model.dim, inner_dim
+        self.batch_size = V.positive_int("batch_size", batch_size)
+        self.has_h = h is not None
+        self.name = name
+
+    def _out(self, k, x, key, exact, buf):
+        inp, tgt, ext = self.data.batch(k, key, exact, self.batch_size)
+        return self.model(x, inp, buf), tgt, ext
+
+    def g_value(self, k, x, key, exact, buf=None):
+        with torch.no_grad():
+            out, tgt, ext = self._out(k, x, key, exact, buf)
+            return self.inner(out, tgt, ext, k).mean(0)
+
+    def g_vjp(self, k, x, v, key, exact, buf=None):
+        xl = _leaf(x)
+        out, tgt, ext = self._out(k, xl, key, exact, buf)
+        g = self.inner(out, tgt, ext, k).mean(0)
+        return torch.autograd.grad(g @ v, xl)[0]
+
+    def h_grad(self, k, x, key, exact, buf=None):
+        if not self.has_h:
+            return torch.zeros_like(x)
+        xl = _leaf(x)
+        out, tgt, ext = self._out(k, xl, key, exact, buf)
+        return torch.autograd.grad(self.h(out, tgt, ext, k).mean(), xl)[0]
+
+    def f_grad(self, y):
+        return self._f_grad(y)
+
+    def value(self, x, buf=None):
+        """Phi(x) on the full client data sets (exact)."""
+        with torch.no_grad():
+            gs, hs = [], []
+            for k in range(self.num_clients):
+                out, tgt, ext = self._out(k, x, 0, True, buf)
+                gs.append(self.inner(out, tgt, ext, k).mean(0))
+                if self.has_h:
+                    hs.append(self.h(out, tgt, ext, k).mean())
+            v = self._f_value(torch.stack(gs).mean(0))
+            return float(v + (torch.stack(hs).mean() if hs else 0.0))
+
+
+def sample_loss(outputs, targets):
+    """Per-sample training loss: logistic with labels in {-1, +1} for one output column (the
+    simulator's softplus(-s a.x)), else cross-entropy over the classes."""
+    if outputs.shape[1] == 1:
+        return F.softplus(-targets.to(outputs.dtype) * outputs[:, 0])
+    return F.cross_entropy(outputs, targets, reduction="none")
+
+
+def kl_dro(model, data, lam: float = 1.0, batch_size: int = 16, shift: float = math.log(2.0)):
+    """KL-regularised DRO, FedDRO (4) times lambda: g_k = mean exp((loss - c)/lambda),
+    f(u) = lambda log u + c, h = 0 (the same convention as :class:`fedcomp.problems.KLDRO`)."""
+    lam = V.real_in("lam", lam, 0.0)
+
+    def inner(out, tgt, ext, k):
+        return torch.exp((sample_loss(out, tgt) - shift) / lam)[:, None]
+
+    return GlobalCompositional(model, data, inner, lambda y: lam * torch.log(y[0]) + shift,
+                               lambda y: lam / y, 1, batch_size=batch_size, name="kl-dro")
+
+
+def fairness_penalty(model, data, num_groups: int, positive_share, penalty: float = 1.0,
+                     batch_size: int = 16):
+    """Equality of opportunity (Hardt et al. 2016) as a compositional penalty (FedDRO section 6).
+
+    h_k = logistic loss; g_k in R^{1+G}: smoothed true-positive rates, g_0 = mean sigma(s) 1[y=1]
+    / pi and g_j = mean sigma(s) 1[y=1, group=j] / pi_j, where pi, pi_j are the training shares of
+    positives and of positives of group j (so that (1/K) sum_k g_k is the TPR for equal client
+    sizes); f(u) = (penalty / 2) sum_j (u_j - u_0)^2, the squared gap between each protected
+    group's TPR and the overall TPR (the constraint violation the paper measures). The paper
+    takes its formulation from Haddadpour et al. (2022) without restating it; this is ours.
+    ``data.extras['group']`` holds the group codes; targets are 0/1 labels.
+    """
+    pi = torch.as_tensor(np.asarray(positive_share, dtype=np.float64))
+    G = V.positive_int("num_groups", num_groups)
+
+    def inner(out, tgt, ext, k):
+        s = torch.sigmoid(out[:, 0])
+        pos = (tgt == 1).to(s.dtype)
+        cols = [s * pos / pi[0]]
+        for j in range(G):
+            cols.append(s * pos * (ext["group"] == j).to(s.dtype) / pi[1 + j])
+        return torch.stack(cols, 1)
+
+    def h(out, tgt, ext, k):
+        return F.binary_cross_entropy_with_logits(out[:, 0], tgt.to(out.dtype), reduction="none")
+
+    def f_value(y):
+        return 0.5 * penalty * ((y[1:] - y[0]) ** 2).sum()
+
+    def f_grad(y):
+        d = y[1:] - y[0]
+        return penalty * torch.cat([-d.sum()[None], d])
+
+    pi = pi.to(next(model.module.parameters()).dtype)
+    return GlobalCompositional(model, data, inner, f_value, f_grad, 1 + G, h=h,
+                               batch_size=batch_size, name="fairness")
+
+
+# --- local-inner: ComFedL problem (6) -----------------------------------------------------
+class LocalCompositional:
+    """ComFedL (6): Phi = (1/K) sum_k exp(L_k(w) / gamma), L_k the client's mean loss.
+
+    The client gradient estimator of ComFedL section 3 for a deterministic outer function:
+    u = exp(L_B(w) / gamma) grad L_B(w) / gamma on one minibatch B (biased).
+    ``gamma=None`` gives the plain federated loss (1/K) sum_k L_k (FedAvg, q-FedAvg, DRFL).
+    """
+
+    structure = "local-inner"
+
+    def __init__(self, model: FlatModel, data: ClientData, gamma: float | None = None,
+                 batch_size: int = 16):
+        self.model, self.data = model, data
+        self.gamma = None if gamma is None else V.real_in("gamma", gamma, 0.0)
+        self.num_clients, self.dim = data.num_clients, model.dim
+        self.batch_size = V.positive_int("batch_size", batch_size)
+
+    def loss_grad(self, k, x, key, exact, buf=None):
+        """(L_B(x), grad L_B(x)) of client k's plain loss on the minibatch of key."""
+        xl = _leaf(x)
+        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
+        loss = sample_loss(self.model(xl, inp, buf), tgt).mean()
+        return loss.detach(), torch.autograd.grad(loss, xl)[0]
+
+    def local_grad(self, k, x, key, exact, buf=None):
+        loss, g = self.loss_grad(k, x, key, exact, buf)
+        if self.gamma is None:
+            return g
+        return torch.exp(loss / self.gamma) * g / self.gamma
+
+    def client_loss(self, k, x, buf=None):
+        with torch.no_grad():
+            inp, tgt, _ = self.data.batch(k, 0, True, 0)
+            return float(sample_loss(self.model(x, inp, buf, train=False), tgt).mean())
+
+
+# --- minimax: AUC paper (4) with compositional deep AUC (2) ----------------------------------
+class AUCMinimax:
+    """min_x max_y (1/K) sum_k f_k((1/K) sum_k g_k(x), y), AUC paper (2)-(4).
+
+    x = [w, a, b] (an :class:`~fedcomp.neural.models.AUCModel`), y = alpha (the paper's w~3),
+    g_k(x; xi) = x - rho Delta(x; xi), Delta = [grad_w L_CE, 0, 0] (one gradient step on the
+    binary cross-entropy), f_k(z, y; zeta) = L_AUC(z, y; zeta) of (1) with score
+    h(w; a) = sigmoid(logit), labels b in {1, -1} (targets 1 / 0 here), p the positive prior.
+    The inner Jacobian-vector product grad g^T u = u - rho Hess L_CE(x; xi) u is a Hessian-vector
+    product (double backward).
+    """
+
+    structure = "minimax"
+
+    def __init__(self, model: FlatModel, data: ClientData, prior: float, rho: float = 0.1,
+                 batch_size: int = 32):
+        self.model, self.data = model, data
+        self.prior = V.real_in("prior", prior, 0.0, 1.0)
+        self.rho = V.real_in("rho", rho, 0.0, math.inf, low_open=False)
+        self.batch_size = V.positive_int("batch_size", batch_size)
+        self.num_clients, self.dim, self.dual_dim = data.num_clients, model.dim, 1
+        self.idx_a = self._index("a")
+        self.idx_b = self._index("b")
+
+    def _index(self, name):
+        o = 0
+        for n, m in zip(self.model.names, self.model.sizes):
+            if n == name:
+                return o
+            o += m
+        raise ValueError(f"the AUC model needs a parameter {name!r} (use models.AUCModel)")
+
+    def _ce(self, x, inp, tgt):
+        out = self.model(x, inp)[:, 0]
+        return F.binary_cross_entropy_with_logits(out, tgt.to(out.dtype))
+
+    def auc_loss(self, z, alpha, inp, tgt):
+        """L_AUC of (1) averaged over the minibatch, at parameters z and dual alpha (scalar)."""
+        p = self.prior
+        s = torch.sigmoid(self.model(z, inp)[:, 0])
+        pos = (tgt == 1).to(s.dtype)
+        neg = 1.0 - pos
+        a, b = z[self.idx_a], z[self.idx_b]
+        per = ((1 - p) * (s - a) ** 2 * pos + p * (s - b) ** 2 * neg
+               + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos))
+        return per.mean() - p * (1 - p) * alpha ** 2
+
+    def ce_grad(self, k, x, key, exact):
+        xl = _leaf(x)
+        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
+        return torch.autograd.grad(self._ce(xl, inp, tgt), xl)[0]
+
+    def inner_value(self, k, x, key, exact):
+        """g_k(x; xi) = x - rho grad L_CE(x; xi)."""
+        if self.rho == 0.0:
+            return x.detach().clone()
+        return x.detach() - self.rho * self.ce_grad(k, x, key, exact)
+
+    def inner_vjp(self, k, x, u, key, exact):
+        """grad g_k(x; xi)^T u = u - rho Hess L_CE(x; xi) u."""
+        if self.rho == 0.0:
+            return u.clone()
+        xl = _leaf(x)
+        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
+        g = torch.autograd.grad(self._ce(xl, inp, tgt), xl, create_graph=True)[0]
+        hv = torch.autograd.grad(g @ u, xl)[0]
+        return u - self.rho * hv
+
+    def inner_linearize(self, k, x, key, exact):
+        """(g_k(x; xi), u -> grad g_k(x; xi)^T u) from one forward/backward pass (the graph of
+        grad L_CE is kept for the Hessian-vector product; LocalSCGDAM needs both at one point
+        and one sample)."""
+        if self.rho == 0.0:
+            return x.detach().clone(), lambda u: u.clone()
+        xl = _leaf(x)
+        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
+        g = torch.autograd.grad(self._ce(xl, inp, tgt), xl, create_graph=True)[0]
+
+        def vjp(u):
+            return u - self.rho * torch.autograd.grad(g @ u, xl)[0]
+
+        return x.detach() - self.rho * g.detach(), vjp
+
+    def outer_grads(self, k, z, alpha, key, exact):
+        """(grad_z f_k(z, alpha; zeta), grad_alpha f_k(z, alpha; zeta)) of the AUC loss (1)."""
+        zl = _leaf(z)
+        al = _leaf(alpha)
+        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
+        gz, ga = torch.autograd.grad(self.auc_loss(zl, al[0], inp, tgt), (zl, al))
+        return gz, ga
+
+
+# --- conditional stochastic: FCSG problem (1) ------------------------------------------------
+class ConditionalAUPRC:
+    """Federated online AUPRC, FCSG (6): F = (1/N) sum_n E_{xi+} f(E_xi g_n(x; xi+, xi)).
+
+    g(x; z+, z) = [1(y=1) l(x; z+, z), l(x; z+, z)] with the squared hinge surrogate
+    l = (max{s - h(x; z+) + h(x; z), 0})^2 (the FCSG text prints "s h(x; z+) + h(x; z)", with the
+    minus sign lost in extraction; Qi et al. 2021 define l = (s - h(z+) + h(z))_+^2), score
+    h = sigmoid(logit), margin s; f(u) = -u_1 / u_2 (minus the AP surrogate, minimised).
+    Estimator (3): for each of b outer samples xi+ (a positive of the client), m inner samples
+    xi (any of the client's samples): (mean grad g)^T grad f(mean g), averaged over the b.
+    """
+
+    structure = "conditional"
+
+    def __init__(self, model: FlatModel, data: ClientData, margin: float = 0.6,
+                 outer_batch: int = 8, inner_batch: int = 32):
+        self.model, self.data = model, data
+        self.margin = margin
+        self.outer_batch = V.positive_int("outer_batch", outer_batch)
+        self.inner_batch = V.positive_int("inner_batch", inner_batch)
+        self.num_clients, self.dim = data.num_clients, model.dim
+        self.pos_rows = [torch.nonzero(t == 1).flatten() for t in data.targets]
+        if any(len(r) == 0 for r in self.pos_rows):
+            raise ValueError("every client needs at least one positive sample for AUPRC")
+
+    def cond_grad(self, k, x, key, exact, buf=None):
+        from fedcomp.rng import substream
+        xl = _leaf(x)
+        pr = self.pos_rows[k]
+        po = draw_rows(np.uint64(substream(np.uint64(key), 0)), np.int64(self.outer_batch),
+                       np.int64(len(pr)))
+        zpos = self.data.inputs[k][pr[torch.as_tensor(po, device=pr.device)]]
+        inn = draw_rows(np.uint64(substream(np.uint64(key), 1)), np.int64(self.inner_batch),
+                        np.int64(self.data.sizes[k]))
+        inn = torch.as_tensor(inn, device=pr.device)
+        zin, yin = self.data.inputs[k][inn], self.data.targets[k][inn]
+        hp = torch.sigmoid(self.model(xl, zpos)[:, 0])            # (b,)
+        hin = torch.sigmoid(self.model(xl, zin)[:, 0])            # (m,)
+        sur = torch.clamp(self.margin - hp[:, None] + hin[None, :], min=0.0) ** 2  # (b, m)
+        u1 = (sur * (yin == 1).to(sur.dtype)[None, :]).mean(1)    # (b,)
+        u2 = sur.mean(1)
+        # estimator (3): gradient of f at the inner means, chained through them (per outer sample)
+        obj = (-(u1 / (u2 + 1e-12))).mean()
+        return torch.autograd.grad(obj, xl)[0]
+
+
+class MAMLProblem:
+    """Federated MAML as conditional stochastic optimisation, FCSG 5.2:
+    g_n(x; task) = x - lambda grad L_task(x; support), f_n(y) = L_task(y; query).
+
+    Estimator (3) for one task: (I - lambda Hess L_support(x)) grad L_query(x - lambda grad
+    L_support(x)) (second-order MAML gradient), averaged over ``tasks_per_step`` tasks drawn
+    from the client's characters. Tasks: N-way K-shot with ``query`` query images per class.
+    """
+
+    structure = "conditional"
+
+    def __init__(self, model: FlatModel, client_chars, n_way: int = 5, k_shot: int = 1,
+                 query: int = 15, inner_lr: float = 0.4, tasks_per_step: int = 4,
+                 device="cpu"):
+        self.model = model
+        self.chars = [torch.as_tensor(c, device=device).to(torch.get_default_dtype())
+                      for c in client_chars]  # each (n_chars, n_draw, 1, s, s)
+        self.n_way, self.k_shot, self.query = n_way, k_shot, query
+        self.inner_lr, self.tasks = inner_lr, tasks_per_step
+        self.num_clients, self.dim = len(self.chars), model.dim
+        for c in self.chars:
+            if c.shape[0] < n_way or c.shape[1] < k_shot + query:
+                raise ValueError(f"each client needs >= n_way={n_way} characters with >= "
+                                 f"k_shot + query = {k_shot + query} drawings, got {tuple(c.shape)}")
+
+    def sample_task(self, chars, rng):
+        """(support x, support y, query x, query y) of one N-way K-shot task."""
+        cls = rng.choice(chars.shape[0], self.n_way, replace=False)
+        sx, sy, qx, qy = [], [], [], []
+        for i, c in enumerate(cls):
+            d = rng.permutation(chars.shape[1])[:self.k_shot + self.query]
+            imgs = chars[int(c)][torch.as_tensor(d, device=chars.device)]
+            sx.append(imgs[:self.k_shot])
+            qx.append(imgs[self.k_shot:])
+            sy += [i] * self.k_shot
+            qy += [i] * self.query
+        dev = chars.device
+        return (torch.cat(sx), torch.tensor(sy, device=dev), torch.cat(qx),
+                torch.tensor(qy, device=dev))
+
+    def adapt(self, x, sx, sy, steps: int = 1, create_graph: bool = False):
+        y = x
+        for _ in range(steps):
+            loss = F.cross_entropy(self.model(y, sx), sy)
+            g = torch.autograd.grad(loss, y, create_graph=create_graph)[0]
+            y = y - self.inner_lr * g
+        return y
+
+    def cond_grad(self, k, x, key, exact, buf=None):
+        rng = np.random.default_rng(int(np.uint64(key) >> np.uint64(1)))
+        xl = _leaf(x)
+        total = torch.zeros_like(x)
+        for _ in range(self.tasks):
+            sx, sy, qx, qy = self.sample_task(self.chars[k], rng)
+            y = self.adapt(xl, sx, sy, 1, create_graph=True)
+            total += torch.autograd.grad(F.cross_entropy(self.model(y, qx), qy), xl)[0]
+        return total / self.tasks
+
+    def evaluate(self, x, chars, n_tasks: int, steps: int, seed: int = 0):
+        """Mean query accuracy after ``steps`` adaptation steps on n_tasks test tasks."""
+        rng = np.random.default_rng(seed)
+        accs = []
+        for _ in range(n_tasks):
+            sx, sy, qx, qy = self.sample_task(chars, rng)
+            y = self.adapt(_leaf(x), sx, sy, steps).detach()
+            with torch.no_grad():
+                accs.append(float((self.model(y, qx).argmax(1) == qy).float().mean()))
+        return float(np.mean(accs))

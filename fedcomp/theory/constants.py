@@ -72,6 +72,7 @@ import sympy as sp
 from fedcomp import _validate as V
 
 __all__ = ["Constants", "Bound", "constants", "auc_lemma2", "auc_lemma2_direct", "dro_formulas",
+           "auc_lemma2_report",
            "check_lemma35", "check_auc_lemma2", "search_max", "CONSTANT_NAMES"]
 
 # ============================================================================================
@@ -1353,45 +1354,52 @@ def _lemma35_figure(rows, out_dir):
     return path
 
 
-def check_auc_lemma2(profile: str, out_dir) -> "CheckResult":
-    """AUC paper Lemma 2: L_Phi = 2 C_g^2 L_f^2/mu + C_f L_g bounds the smoothness of
-    Phi(x) = max_alpha F(g(x), alpha) on AUCMinimax (linear scorer). The constants come from
-    :meth:`fedcomp.problems.AUCMinimax.auc_constants` (C_f on a ball containing the search box
-    and its maximisers); the observed value is the largest spectral norm of Phi's Hessian
-    (central differences of the exact Danskin gradient) found on the box."""
-    from fedcomp.theory.claims import CheckResult
-    try:
-        from fedcomp.problems.auc import AUCMinimax
-    except ImportError:  # pragma: no cover
-        return CheckResult("inconclusive", "L_Phi(Lemma 2) >= observed", None,
-                           "fedcomp.problems.auc is not available")
-    p = AUCMinimax.synthetic(num_clients=3, dim=3, samples_per_client=60, seed=0) \
-        if "dim" in AUCMinimax.synthetic.__code__.co_varnames else AUCMinimax.synthetic()
+def auc_lemma2_report(p, lower, upper, n_random: int = 60, seed: int = 0) -> dict:
+    """Lemma 2 of the AUC paper for an :class:`~fedcomp.problems.AUCMinimax` on a box of x.
+
+    The constants come from :meth:`AUCMinimax.auc_constants` with radius_u = r_x + rho Zmax
+    (||g(x)|| <= ||x|| + rho ||grad L_CE|| and ||grad L_CE|| <= Zmax; r_x the largest norm in the
+    box) and radius_alpha = 1.5 max |alpha*(x)| + 1 over sampled points of the box (a sampled
+    radius: C_f is then proven only on that alpha range). The observed value is the largest
+    spectral norm of the Hessian of Phi (central differences of the exact Danskin gradient)
+    found on the box. Returns a dict with the constants, L_phi_lemma2, L_phi_direct,
+    L_phi_observed and the tightness ratio."""
     d = p.dim
-    r = 1.0
-    lo, hi = -r * np.ones(d), r * np.ones(d)
-    # u = g(x) lies within ||x|| + rho ||grad L_CE|| <= r sqrt(d) + rho Zmax; alpha* from the dual
+    lo, hi = _box("lower", lower, "upper", upper, d)
     Zmax = float(np.linalg.norm(p.Z, axis=1).max())
-    Ru = r * math.sqrt(d) + p.rho * Zmax
-    rng = np.random.default_rng(2)
-    pts = lo + (hi - lo) * rng.random((200, d))
+    r_x = float(np.linalg.norm(np.maximum(np.abs(lo), np.abs(hi))))
+    Ru = r_x + p.rho * Zmax
+    rng = np.random.default_rng(seed)
+    pts = np.vstack([lo + (hi - lo) * rng.random((200, d)), _corners(lo, hi)[:256]])
     Ra = max(abs(p.dual_opt(x)) for x in pts) * 1.5 + 1.0
     cst = p.auc_constants(radius_u=Ru, radius_alpha=Ra)
     pred = auc_lemma2(cst["C_g"], cst["C_f"], cst["L_f"], cst["L_g"], cst["mu"])
-    observed, argmax = _fd_hessian_search(p, lo, hi, 0, n_random=60 if profile == "quick"
-                                          else 400)
-    measured = {"L_phi_observed": observed, "L_phi_lemma2": pred,
-                "L_phi_direct": auc_lemma2_direct(cst["C_g"], cst["C_f"], cst["L_f"],
-                                                  cst["L_g"], cst["mu"]),
-                "constants": {k: float(v) for k, v in cst.items()}}
+    direct = auc_lemma2_direct(cst["C_g"], cst["C_f"], cst["L_f"], cst["L_g"], cst["mu"])
+    observed, argmax = _fd_hessian_search(p, lo, hi, seed, n_random=n_random)
+    return {"constants": {k: float(v) for k, v in cst.items()}, "L_phi_lemma2": pred,
+            "L_phi_direct": direct, "L_phi_observed": observed,
+            "tightness": pred / observed if observed > 0 else math.inf,
+            "argmax_observed": np.asarray(argmax).tolist(), "lower": lo.tolist(),
+            "upper": hi.tolist()}
+
+
+def check_auc_lemma2(profile: str, out_dir) -> "CheckResult":
+    """AUC paper Lemma 2: L_Phi = 2 C_g^2 L_f^2/mu + C_f L_g bounds the smoothness of
+    Phi(x) = max_alpha F(g(x), alpha) on AUCMinimax (linear scorer, K = 3, d_w = 3 plus an
+    intercept) on the box [-1, 1]^d (see :func:`auc_lemma2_report`)."""
+    from fedcomp.theory.claims import CheckResult
+    from fedcomp.problems.auc import AUCMinimax
+    p = AUCMinimax.synthetic(num_clients=3, dim=3, samples_per_client=60, seed=0)
+    rep = auc_lemma2_report(p, -1.0, 1.0, n_random=60 if profile == "quick" else 400)
+    pred, observed = rep["L_phi_lemma2"], rep["L_phi_observed"]
     if observed > pred * (1 + 1e-6):
-        return CheckResult("fail", pred, measured,
+        return CheckResult("fail", pred, rep,
                            f"observed ||Hess Phi|| {observed:.4g} exceeds Lemma 2's {pred:.4g}")
-    return CheckResult("pass", pred, measured,
+    return CheckResult("pass", pred, rep,
                        f"observed ||Hess Phi|| {observed:.4g} <= Lemma 2's {pred:.4g} "
-                       f"(ratio {pred / max(observed, 1e-300):.3g}); constants are closed-form "
-                       "bounds, the observed value a numerical search (Radius alpha from "
-                       "sampled duals times 1.5)")
+                       f"(ratio {rep['tightness']:.3g}; the direct bound C_f L_g + C_g^2 L_f "
+                       f"(1 + L_f/mu) = {rep['L_phi_direct']:.4g}); constants closed-form, "
+                       "alpha radius from sampled duals times 1.5, observed value a search")
 
 
 # ============================================================================================

@@ -42,6 +42,11 @@ def _symbolic_example():
                            h=[a ** 2 / 4, sp.cos(b)])
 
 
+def _auc():
+    from fedcomp.problems.auc import AUCMinimax
+    return AUCMinimax.synthetic(num_clients=3, dim=3, samples_per_client=60, seed=0)
+
+
 # name -> (builder, description, default box)
 PROBLEMS = {
     "linear-quadratic": (_linear, "LinearQuadratic.random(K=4, d=3, d_g=2, heterogeneity=0.5, "
@@ -54,6 +59,8 @@ PROBLEMS = {
     "chi2-dro": (_chi2("printed"), "Chi2DRO.synthetic(lam=1, K=4, 30 rows, d=2, seed=3), FedDRO "
                                    "(5) as printed", (-1.0, 1.0)),
     "chi2-dro-corrected": (_chi2("corrected"), "Chi2DRO, corrected form", (-1.0, 1.0)),
+    "auc-minimax": (_auc, "AUCMinimax.synthetic(K=3, dim=3, 60 rows each, seed=0): AUC paper "
+                          "Lemma 2 (min-max constant), not Assumption 3.2", (-1.0, 1.0)),
     "symbolic-example": (_symbolic_example, "SymbolicProblem: g_1 = (sin a + b, ab), g_2 = "
                                             "(a^2/3, exp(b/2)), f = u^2/2 + v^4/4 + uv/3, "
                                             "h = (a^2/4, cos b)", (-1.0, 1.0)),
@@ -69,6 +76,8 @@ def _run(args) -> int:
     lower = lo if args.lower is None else args.lower
     upper = hi if args.upper is None else args.upper
     p = build()
+    if p.structure == "minimax":
+        return _run_minimax(args, p, desc, lower, upper)
     c = constants(p, lower, upper, seed=args.seed)
     sched = None
     if args.schedule:
@@ -86,6 +95,28 @@ def _run(args) -> int:
     if sched is not None:
         print()
         print(sched)
+    return 0
+
+
+def _run_minimax(args, p, desc, lower, upper) -> int:
+    from fedcomp.theory.constants import auc_lemma2_report
+    rep = auc_lemma2_report(p, lower, upper, seed=args.seed)
+    if args.json:
+        print(json.dumps({"problem": args.problem, "description": desc, **rep}, indent=2,
+                         default=float))
+        return 0
+    c = rep["constants"]
+    print(f"{args.problem}: {desc}")
+    print(f"box: [{lower}, {upper}]^{p.dim}")
+    for n in ("C_g", "C_f", "L_f", "L_g", "mu", "radius_u", "radius_alpha"):
+        print(f"{n:16s} {c[n]:13.6g}")
+    print("-" * 60)
+    print(f"{'L_phi_lemma2':16s} {rep['L_phi_lemma2']:13.6g}   AUC paper Lemma 2: "
+          f"2 C_g^2 L_f^2/mu + C_f L_g")
+    print(f"{'L_phi_direct':16s} {rep['L_phi_direct']:13.6g}   C_f L_g + C_g^2 L_f (1 + L_f/mu)")
+    print(f"{'L_phi_observed':16s} {rep['L_phi_observed']:13.6g}   largest ||Hess Phi||_2 "
+          f"found on the box")
+    print(f"{'tightness':16s} {rep['tightness']:13.6g}   L_phi_lemma2 / L_phi_observed")
     return 0
 
 

@@ -25,6 +25,10 @@ Choices (the paper leaves them open, or has no linear-scorer instance):
   so grad Phi = Jbar^T (1/K) sum_k grad f^(k); LocalSCGDAM's client-k gradient
   J_k^T grad f^(k) averages to something else under two-level heterogeneity
   (:meth:`AUCMinimax.client_product_gradient`, claim ``fedcomp.localscgdam-bias``).
+* The inner map is (3)-(4)'s *expected* cross-entropy step, g_k(x) = E_xi[x - rho Delta(x; xi)],
+  with inner and outer samples drawn independently -- the objective Algorithm 1 estimates with h.
+  (2) read literally takes the CE step on the same sample as the AUC loss, a different objective
+  for rho > 0 (claim ``zhang.eq4``).
 * rho = 0 gives g = identity, i.e. the *non-compositional* AUC min-max that CoDA and LocalSGDAM
   solve; the exact measures are then those of their own objective.
 * Clients weigh equally in g and F (AUC paper (4)), whatever their sizes.

@@ -457,3 +457,23 @@ def test_bias_check_finds_the_client_product_bias(tmp_path):
     assert m["grad_phi_sq_at_x_star"] < 1e-20
     assert m["client_product_sq_at_x_star"] > 1e-8
     assert res.verdict == "pass"
+
+
+@given(st.lists(st.floats(-3, 3), min_size=6, max_size=6), st.floats(-2, 2))
+def test_closed_form_dual_maximises_F(u, delta):
+    prob = AUCMinimax.synthetic(num_clients=2, dim=3, samples_per_client=15,
+                                positive_ratio=[0.2, 0.5], rho=0.3, seed=4)
+    u = np.array(u)
+    a = np.zeros(1)
+    kern.dual_opt(prob.data, u, a)
+    # F is concave quadratic in alpha with curvature -2 p (1-p) (Assumption 4, mu = 2p(1-p))
+    gap = prob.minimax_value(u, a[0]) - prob.minimax_value(u, a[0] + delta)
+    assert gap == pytest.approx(prob.p * (1 - prob.p) * delta ** 2, rel=1e-8, abs=1e-10)
+
+
+def test_noncompositional_limit_has_identity_inner_map():
+    prob = AUCMinimax.synthetic(num_clients=2, dim=3, samples_per_client=15, rho=0.0, seed=4)
+    x = np.linspace(-1, 1, prob.dim)
+    np.testing.assert_array_equal(prob.inner(x), x)
+    c = prob.auc_constants(1.0, 1.0)
+    assert c["C_g"] == 1.0 and c["L_g"] == 0.0

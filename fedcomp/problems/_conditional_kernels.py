@@ -50,7 +50,7 @@ Extra oracles (beyond the protocol of :mod:`fedcomp.problems.base`)::
     h_value(data, x)                             the regulariser
 
 Sampling from one key: outer sample i uses substreams 2i (a: a = mu_k + sigma1 z) and 2i + 1
-(zbar: etabar = a + (sigma2 / sqrt(m)) z'); drawing the mean of m i.i.d. N(a, sigma2^2 I) directly is
+(zbar: etabar = a + (sigma2 / sqrt(m)) z'), d normals each; drawing the mean of m i.i.d. N(a, sigma2^2 I) directly is
 exact in distribution and costs d normals instead of m d (:func:`cond_inner_samples` draws the m
 samples explicitly, for checks). The same key at two points gives the same samples (Acc-FCSG-M's
 STORM correction needs this).
@@ -69,7 +69,7 @@ import math
 import numba as nb
 import numpy as np
 
-from fedcomp.rng import normal, substream
+from fedcomp.rng import add_normal, substream
 
 HAS_H = True
 LOCAL_INNER = True
@@ -199,67 +199,71 @@ def client_value_grad(data, k, x, tau2, out):
 
 
 @nb.njit(cache=True)
-def cond_draw(data, k, key, i, a, etabar):
-    """Outer sample i of `key` for client k: a, the mean etabar of its m inner samples, label b."""
+def _draw(data, k, key, i, a, etabar):
+    """a = mu_k + sigma1 z (substream 2i of key), etabar = a + (sigma2 / sqrt(m)) z' (substream
+    2i + 1); returns the label b = sign(a . w_k)."""
     Wt, Mu, params = data[0], data[1], data[2]
     s1, s2, m = params[0], params[1], params[4]
-    ka = substream(key, 2 * i)
-    ke = substream(key, 2 * i + 1)
-    c = s2 / np.sqrt(m)
+    d = a.shape[0]
+    for j in range(d):
+        a[j] = Mu[k, j]
+    add_normal(substream(key, 2 * i), s1, a)
+    for j in range(d):
+        etabar[j] = a[j]
+    add_normal(substream(key, 2 * i + 1), s2 / np.sqrt(m), etabar)
     v = 0.0
-    for j in range(a.shape[0]):
-        a[j] = Mu[k, j] + s1 * normal(ka, j)
-        etabar[j] = a[j] + c * normal(ke, j)
+    for j in range(d):
         v += a[j] * Wt[k, j]
     return 1.0 if v >= 0.0 else -1.0
 
 
 @nb.njit(cache=True)
+def cond_draw(data, k, key, i, a, etabar):
+    """Outer sample i of `key` for client k: a, the mean etabar of its m inner samples, label b."""
+    return _draw(data, k, key, i, a, etabar)
+
+
+@nb.njit(cache=True)
 def cond_inner_samples(data, k, key, i, m, a, etas):
-    """Explicit reference draw: a from substream 2i as in cond_draw, then m inner samples
-    eta_j = a + sigma2 z_j (rows of etas, (m, d)) from substream 2i + 1 + 2 (j + 1) (a different
-    stream than cond_draw's etabar: it serves distributional checks, not reproduction)."""
+    """Explicit reference draw: a as in cond_draw (substream 2i), then m inner samples
+    eta_r = a + sigma2 z_r (rows of etas, (m, d)) from substreams 2i + 1 + 2 (r + 1) (other streams
+    than cond_draw's etabar: this serves distributional checks, not reproduction)."""
     Wt, Mu, params = data[0], data[1], data[2]
     s1, s2 = params[0], params[1]
-    ka = substream(key, 2 * i)
+    d = a.shape[0]
+    for j in range(d):
+        a[j] = Mu[k, j]
+    add_normal(substream(key, 2 * i), s1, a)
     v = 0.0
-    for j in range(a.shape[0]):
-        a[j] = Mu[k, j] + s1 * normal(ka, j)
+    for j in range(d):
         v += a[j] * Wt[k, j]
     for r in range(m):
-        kr = substream(key, 2 * i + 1 + 2 * (r + 1))
-        for j in range(a.shape[0]):
-            etas[r, j] = a[j] + s2 * normal(kr, j)
+        for j in range(d):
+            etas[r, j] = a[j]
+        add_normal(substream(key, 2 * i + 1 + 2 * (r + 1)), s2, etas[r])
     return 1.0 if v >= 0.0 else -1.0
 
 
 @nb.njit(cache=True)
 def cond_grad_b(data, k, x, key, exact, nb_, out):
     """Gradient of estimator (3) with nb_ outer samples (m inner each) plus grad h."""
-    Wt, Mu, params = data[0], data[1], data[2]
+    params = data[2]
     d = x.shape[0]
     if exact:
         client_value_grad(data, k, x, 0.0, out)
     else:
-        s1, s2, m = params[0], params[1], params[4]
-        c = s2 / np.sqrt(m)
         for j in range(d):
             out[j] = 0.0
+        a = np.empty(d)
+        e = np.empty(d)
         for i in range(nb_):
-            ka = substream(key, 2 * i)
-            ke = substream(key, 2 * i + 1)
-            # pass 1: label and inner mean (the same normals are regenerated in pass 2, so no
-            # scratch arrays are needed)
-            v = 0.0
+            b = _draw(data, k, key, i, a, e)
             y = 0.0
             for j in range(d):
-                aj = Mu[k, j] + s1 * normal(ka, j)
-                v += aj * Wt[k, j]
-                y += (aj + c * normal(ke, j)) * x[j]
-            b = 1.0 if v >= 0.0 else -1.0
+                y += e[j] * x[j]
             fp = -b * _sigmoid(-b * y) / nb_
             for j in range(d):
-                out[j] += fp * (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j))
+                out[j] += fp * e[j]
     lam, gam = params[2], params[3]
     for j in range(d):
         q = 1.0 + gam * x[j] * x[j]
@@ -274,24 +278,18 @@ def cond_grad(data, k, x, key, exact, out):
 @nb.njit(cache=True)
 def cond_value_b(data, k, x, key, exact, nb_):
     """Estimator (3): (1/nb_) sum_i f_xi_i(etabar_i . x), plus h(x) (exact: Phi_k(x))."""
-    Wt, Mu, params = data[0], data[1], data[2]
     d = x.shape[0]
     if exact:
         g = np.empty(d)
         return client_value_grad(data, k, x, 0.0, g) + h_value(data, x)
-    s1, s2, m = params[0], params[1], params[4]
-    c = s2 / np.sqrt(m)
+    a = np.empty(d)
+    e = np.empty(d)
     tot = 0.0
     for i in range(nb_):
-        ka = substream(key, 2 * i)
-        ke = substream(key, 2 * i + 1)
-        v = 0.0
+        b = _draw(data, k, key, i, a, e)
         y = 0.0
         for j in range(d):
-            aj = Mu[k, j] + s1 * normal(ka, j)
-            v += aj * Wt[k, j]
-            y += (aj + c * normal(ke, j)) * x[j]
-        b = 1.0 if v >= 0.0 else -1.0
+            y += e[j] * x[j]
         tot += _softplus(-b * y)
     return tot / nb_ + h_value(data, x)
 
@@ -311,36 +309,33 @@ def _label_share(data, k):
 
 @nb.njit(cache=True)
 def g_value(data, k, x, key, exact, out):
-    Wt, Mu, params = data[0], data[1], data[2]
+    Mu = data[1]
     d = x.shape[0]
     s = 0.0
     if exact:
         for j in range(d):
             s += Mu[k, j] * x[j]
     else:
-        s1, s2, m = params[0], params[1], params[4]
-        c = s2 / np.sqrt(m)
-        ka = substream(key, 0)
-        ke = substream(key, 1)
+        a = np.empty(d)
+        e = np.empty(d)
+        _draw(data, k, key, 0, a, e)
         for j in range(d):
-            s += (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j)) * x[j]
+            s += e[j] * x[j]
     out[0] = s
 
 
 @nb.njit(cache=True)
 def g_vjp(data, k, x, v, key, exact, out):
-    Wt, Mu, params = data[0], data[1], data[2]
+    Mu = data[1]
     d = x.shape[0]
     if exact:
         for j in range(d):
             out[j] = Mu[k, j] * v[0]
     else:
-        s1, s2, m = params[0], params[1], params[4]
-        c = s2 / np.sqrt(m)
-        ka = substream(key, 0)
-        ke = substream(key, 1)
+        a = np.empty(d)
+        _draw(data, k, key, 0, a, out)
         for j in range(d):
-            out[j] = (Mu[k, j] + s1 * normal(ka, j) + c * normal(ke, j)) * v[0]
+            out[j] *= v[0]
 
 
 @nb.njit(cache=True)

@@ -207,13 +207,17 @@ def drfa_select(Z, m, key, base, t_round, I, S):
     K = Z.shape[0]
     for k in range(K):
         Z[k, 0] = 0.0
+    last = K - 1
+    for k in range(K):
+        if Z[k, 1] > 0.0:
+            last = k
     for i in range(m):
         u = uniform01(key, i)
         acc = 0.0
-        pick = K - 1
+        pick = last  # if rounding leaves sum(lambda) < u, the last client with weight > 0
         for k in range(K):
             acc += Z[k, 1]
-            if u <= acc:
+            if u <= acc and Z[k, 1] > 0.0:
                 pick = k
                 break
         Z[pick, 0] += 1.0

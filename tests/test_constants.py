@@ -269,3 +269,67 @@ def test_kl_formulas_bound_the_data_constants_and_the_direct_bound_is_tighter(la
     # Phi's Hessian obeys the direct bound H + G^2/lambda, far below Lemma 3.5's value
     assert c.L_phi_observed <= direct * (1 + 1e-4)
     assert direct < c.L_phi_bound
+
+
+# --- the interval arithmetic behind the certified constants ----------------------------------
+_X, _Y = sp.symbols("x y", real=True)
+_UNARY = [sp.sin, sp.cos, sp.exp, sp.tanh, sp.atan, sp.Abs, sp.cosh,
+          lambda e: sp.log(1 + e**2), lambda e: sp.sqrt(1 + e**2), lambda e: 1 / (1 + e**2),
+          lambda e: e**2, lambda e: e**3, lambda e: sp.Rational(3, 7) * e]
+_BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - 2 * b,
+           lambda a, b: sp.Max(a, b)]
+
+
+def _tree(draw, depth):
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        # rationals, not Floats: lambdify prints Floats with 15 digits, which is not the value
+        # the interval code encloses (the float nearest the Float)
+        return draw(st.sampled_from([_X, _Y, sp.Rational(3, 10), sp.Rational(-5, 3)]))
+    if draw(st.booleans()):
+        return draw(st.sampled_from(_UNARY))(_tree(draw, depth - 1))
+    return draw(st.sampled_from(_BINARY))(_tree(draw, depth - 1), _tree(draw, depth - 1))
+
+
+@st.composite
+def _expressions(draw):
+    return _tree(draw, 4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_expressions(), st.floats(-3, 3), st.floats(-3, 3), st.floats(0, 2), st.floats(0, 2))
+def test_interval_enclosure_contains_every_point_value(expr, x0, y0, wx, wy):
+    from fedcomp.theory.constants import ieval
+    expr = sp.sympify(expr)
+    lo = np.array([[x0, y0]])
+    hi = lo + np.array([[wx, wy]])
+    env = {_X: (lo[:, 0], hi[:, 0]), _Y: (lo[:, 1], hi[:, 1])}
+    elo, ehi = (np.broadcast_to(v, (1,)) for v in ieval(expr, env, 1))
+    fn = sp.lambdify([_X, _Y], expr, "numpy")
+    rng = np.random.default_rng(0)
+    P = lo + (hi - lo) * rng.random((100, 2))
+    P = np.vstack([P, lo, hi, [[lo[0, 0], hi[0, 1]], [hi[0, 0], lo[0, 1]]]])
+    with np.errstate(all="ignore"):
+        vals = np.broadcast_to(np.asarray(fn(P[:, 0], P[:, 1]), dtype=float), (P.shape[0],))
+    ok = np.isfinite(vals)
+    assert np.all(vals[ok] >= elo[0]) and np.all(vals[ok] <= ehi[0]), (expr, elo, ehi)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.booleans(), st.integers(0, 10_000))
+def test_spectral_norm_bound_of_interval_matrices(rows, cols, symmetric, seed):
+    from fedcomp.theory.constants import spectral_upper
+    if symmetric:
+        cols = rows
+    rng = np.random.default_rng(seed)
+    C = rng.standard_normal((rows, cols))
+    W = rng.uniform(0, 1, (rows, cols))
+    if symmetric:
+        C, W = (C + C.T) / 2, (W + W.T) / 2
+    ent = [[(np.array([C[i, j] - W[i, j]]), np.array([C[i, j] + W[i, j]]))
+            for j in range(cols)] for i in range(rows)]
+    ub = spectral_upper(ent, symmetric)[0]
+    for _ in range(200):
+        M = C + W * rng.uniform(-1, 1, (rows, cols))
+        if symmetric:
+            M = np.triu(M) + np.triu(M, 1).T
+        assert np.linalg.norm(M, 2) <= ub * (1 + 1e-12)

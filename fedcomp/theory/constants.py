@@ -593,9 +593,21 @@ def _box(name_lo, lower, name_hi, upper, d):
 # --------------------------------------------------------------------------------------------
 # numeric helpers: batched evaluation of sympy matrices, norms, the observed search
 # --------------------------------------------------------------------------------------------
+def _exact_float_printer():
+    from sympy.printing.numpy import NumPyPrinter
+
+    class _Printer(NumPyPrinter):
+        # sympy prints Floats with 15 digits; the point values must use the float itself
+        def _print_Float(self, expr):
+            return repr(float(expr))
+    return _Printer({"fully_qualified_modules": False, "inline": True,
+                     "allow_unknown_functions": True, "user_functions": {}})
+
+
 def _batch_fn(exprs: list, syms):
     """points (n, d) -> values (n, len(exprs)) for scalar sympy expressions."""
-    fns = [sp.lambdify(list(syms), e, modules="numpy") for e in exprs]
+    fns = [sp.lambdify(list(syms), e, modules="numpy", printer=_exact_float_printer())
+           for e in exprs]
 
     def run(P):
         P = np.atleast_2d(P)

@@ -215,6 +215,10 @@ def test_errors_at_points_outside_the_domain_or_on_kinks():
     q.grad([0.5, 0.0])
     with pytest.raises(ValueError, match="not differentiable"):
         q.grad([1.0, 0.3])
+    c = 0.12345678901234567  # more digits than sympy prints by default
+    q2 = SymbolicProblem([a, b], [u], [[sp.Abs(a - c) + b]], u**2 / 2)
+    with pytest.raises(ValueError, match="not differentiable"):
+        q2.grad([c, 0.3])
     r = SymbolicProblem([a], [u], [[a]], sp.Abs(u))
     r.grad([0.5])
     with pytest.raises(ValueError, match="f has a kink"):

@@ -508,8 +508,13 @@ class SymbolicProblem(Problem):
                 ex_x += list(self.h_expr)
             kx = _kinks(ex_x)
             ky = _kinks([self.f_expr])
-            fx = [(str(e), sp.lambdify(xs, e, modules="math")) for e in kx]
-            fy = [(str(e), sp.lambdify(ys, e, modules="math")) for e in ky]
+            # the kernel printer writes floats exactly (sympy's default keeps 15 digits, which
+            # can move a kink off the float where it is)
+            mods = [{"math": math}, "math"]
+            fx = [(str(e), sp.lambdify(xs, e, modules=mods, printer=_KernelPrinter()))
+                  for e in kx]
+            fy = [(str(e), sp.lambdify(ys, e, modules=mods, printer=_KernelPrinter()))
+                  for e in ky]
             self._checkers = (fx, fy)
         return self._checkers
 

@@ -10,7 +10,6 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fedcomp
 from fedcomp.problems import LinearQuadratic, SymbolicProblem
 from fedcomp.theory import constants
 from fedcomp.theory.constants import (CONSTANT_NAMES, _random_symbolic, auc_lemma2,
@@ -333,3 +332,10 @@ def test_spectral_norm_bound_of_interval_matrices(rows, cols, symmetric, seed):
         if symmetric:
             M = np.triu(M) + np.triu(M, 1).T
         assert np.linalg.norm(M, 2) <= ub * (1 + 1e-12)
+
+
+def test_contract_spelling_works_after_the_submodule_is_imported(lq):
+    import fedcomp
+    import fedcomp.theory.constants  # noqa: F401  (binds the package attribute to the module)
+    c = fedcomp.theory.constants(lq, -1.0, 1.0)
+    assert c.certified and c.L_phi_bound >= c.L_phi_observed

@@ -1,7 +1,6 @@
 """fedcomp.theory.schedules: the theorems' step sizes from the constants."""
 import math
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

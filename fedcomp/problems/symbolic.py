@@ -423,11 +423,13 @@ class SymbolicProblem(Problem):
         ys_user = _symbol_list("y", y)
         both = set(xs_user) & set(ys_user)
         if both:
-            raise ValueError(f"x and y must not share symbols; both contain {sorted(map(str, both))}")
+            raise ValueError("x and y must not share symbols; both contain "
+                             f"{sorted(map(str, both))}")
         d, dg = len(xs_user), len(ys_user)
         if isinstance(g, (str, bytes, sp.Basic)) or not hasattr(g, "__len__"):
             raise ValueError("g must be a list over clients of lists over the d_g inner "
-                             f"coordinates (g[k][j] is coordinate j of g_k), got {type(g).__name__}")
+                             "coordinates (g[k][j] is coordinate j of g_k), got "
+                             f"{type(g).__name__}")
         K = len(g)
         if K < 1:
             raise ValueError("g must have at least one client (K >= 1)")

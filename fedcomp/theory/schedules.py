@@ -33,7 +33,8 @@ Theorems (FedDRO paper, Khanduri et al.; AUC paper, Zhang et al.)
     min{1/(6 L_f), 3 mu beta_y^2 / (400 L_f^2), 3 beta_x^2 / (16 mu)}, gamma_x = its largest
     admissible value min{alpha mu / (100 C_g^2 L_f sqrt(1 + 6 L_f^2)),
     beta_x / (32 sqrt(C_g^4 L_f^2 + C_f^2 L_g^2)), beta_y mu / (144 C_g^2 L_f^2),
-    sqrt(alpha mu) / (24 C_g sqrt(100 C_g^2 L_f^4 + 2 C_g^2 mu^2)), gamma_y mu^2 / (20 C_g^2 L_f^2)},
+    sqrt(alpha mu) / (24 C_g sqrt(100 C_g^2 L_f^4 + 2 C_g^2 mu^2)),
+    gamma_y mu^2 / (20 C_g^2 L_f^2)},
     eta = min(c_eta sqrt(K/T), the cap min{1/(2 gamma_x L_Phi), 1/(10 p^2 gamma_y L_f), 1/alpha,
     1/beta_x, 1/beta_y, 1}) with L_Phi of Lemma 2, and p = max(1, round(c_I T^(1/4)/K^(3/4)))
     (Remark 1). alpha, beta_x, beta_y are free (default 1).
@@ -295,7 +296,8 @@ def schedule(algorithm: str, constants, T: int, K: int, strict: bool = True, **f
 def schedule_fn(algorithm: str, constants, strict: bool = True, **free):
     """A ``(T, K) -> dict`` callable (what :class:`fedcomp.rates.measure.Sweep` takes) with the
     constants bound. Deliberately not exported under the algorithm names (``feddro`` ...), which
-    :func:`fedcomp.rates.schedules.theory_schedule` would take for constant-free (T, K) schedules."""
+    :func:`fedcomp.rates.schedules.theory_schedule` would take for constant-free (T, K)
+    schedules."""
     if algorithm not in _BUILDERS:
         raise ValueError(f"no theorem schedule for algorithm {algorithm!r}; known: "
                          f"{', '.join(ALGORITHMS)}")

@@ -17,6 +17,10 @@ server state; hyper: float64 array [eta, then the algorithm's hyperparameters in
 base: the run's uint64 base key (draw samples with ``sample_key(base, k, t, j)``); I: local steps;
 exact: bool (exact oracles); ledger: int64 (see :mod:`fedcomp.engine.prims`).
 
+``check_hyper(values)`` (optional) receives {"eta", "local_steps", and every hyperparameter} and
+raises ValueError for constraints that couple several of them (e.g. alpha * eta <= 1); it runs in
+Python before any compiled code, for :func:`fedcomp.simulate` and ``simulate_many`` alike.
+
 Each iteration t runs, for each phase, the client step of every client and then the sync step;
 ``is_round`` is True when (t + 1) % I == 0. Steps may call the kernel names, the primitives of
 :mod:`fedcomp.engine.prims`, the rng functions and the functions listed in ``helpers``.
@@ -66,6 +70,7 @@ class Algorithm:
     structures: tuple[str, ...] = ("global-inner",)
     fixed_local_steps: int | None = None
     tracks_inner: bool = True
+    check_hyper: Callable[[dict], None] | None = None
     summary: str = ""
     extra: dict = field(default_factory=dict)
 

@@ -47,18 +47,20 @@ Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
 * Timescales: with beta_x = beta_y = alpha = 1 and gamma_y >> gamma_x the exact dynamics can
   cycle or blow up; Theorem 1's conditions ask for strongly damped momenta
   (gamma_y <= 3 mu beta_y^2 / (400 L_f^2)), e.g. alpha = beta_x = beta_y = 8, gamma_y = 4.
-* The alpha*eta, beta*eta <= 1 check raises ValueError in ``simulate``; inside the parallel
-  ``simulate_many`` an exception cannot propagate and such runs come back marked diverged at t = 0
-  (the engine has no Python-side hook for constraints that couple eta with a hyperparameter).
+* alpha*eta, beta_x*eta and beta_y*eta must lie in (0, 1] (Algorithm 1's input): checked in
+  Python by ``check_hyper`` before any run, for ``simulate`` and ``simulate_many`` alike.
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 
 
-def localscgdam_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    eta = hyper[0]
-    if eta * hyper[3] > 1.0 or eta * hyper[4] > 1.0 or eta * hyper[5] > 1.0:
+def _check_hyper(v):
+    bad = {n: v["eta"] * v[n] for n in ("alpha", "beta_x", "beta_y") if v["eta"] * v[n] > 1.0}
+    if bad:
         raise ValueError("localscgdam needs alpha*eta, beta_x*eta and beta_y*eta in (0, 1] "
-                         "(AUC paper, Algorithm 1 input)")
+                         f"(AUC paper, Algorithm 1 input); got {bad}")
+
+
+def localscgdam_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
     K, d = X.shape
     for k in range(K):
         key_xi = sample_key(base, k, 0, 0)
@@ -133,6 +135,7 @@ register(Algorithm(
            HyperParam("beta_y", default=1.0, doc="dual-momentum weight factor (beta_y * eta)")),
     sizes=lambda d, dg: (d + 2, 2 * d + 1, 0),
     ledger_slots=("x", "y", "u", "v", "h"),
+    check_hyper=_check_hyper,
     requires=("g_value", "g_vjp", "outer_grad_inner", "outer_grad_dual"),
     structures=("minimax",),
     summary="LocalSCGDAM: moving-average inner estimate h, momenta u, v; x, y, u, v, h "

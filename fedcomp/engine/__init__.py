@@ -125,6 +125,8 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
                              f"give {h.name}= a value in {h.range_text()}")
         values.append(v)
         resolved[h.name] = v
+    if alg.check_hyper is not None:
+        alg.check_hyper({"eta": eta_v, "local_steps": I, **resolved})
     if problem.structure not in alg.structures:
         raise ValueError(f"algorithm {alg.name!r} solves {', '.join(alg.structures)} problems; "
                          f"{type(problem).__name__} is {problem.structure}")

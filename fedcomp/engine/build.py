@@ -34,6 +34,7 @@ from fedcomp.algorithms.base import Algorithm
 from fedcomp.engine import loop as _loop
 
 _LOADED: dict[str, object] = {}
+_BY_PAIR: dict[tuple, object] = {}
 _DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.rng")
 
 
@@ -101,13 +102,21 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
 
 
 def kernel_module(alg: Algorithm, kernels: str):
-    """The compiled module for (alg, kernels): loaded once per process, cached on disk."""
+    """The compiled module for (alg, kernels): loaded once per process, cached on disk.
+
+    Sources are read once per process and pair, so editing a file during a long run cannot
+    produce a module pasted from two versions of it.
+    """
+    pair = (alg.name, id(alg), kernels)
+    if pair in _BY_PAIR:
+        return _BY_PAIR[pair]
     src = generate_source(alg, kernels)
     h = hashlib.sha256(src.encode())
     for dep in (kernels, *_DEP_MODULES):
         h.update(_module_source(dep).encode())
     digest = h.hexdigest()[:16]
     if digest in _LOADED:
+        _BY_PAIR[pair] = _LOADED[digest]
         return _LOADED[digest]
     safe = "".join(c if c.isalnum() else "_" for c in f"{alg.name}__{kernels.split('.')[-1]}")
     modname = f"fcgen_{safe}_{digest}"
@@ -121,6 +130,7 @@ def kernel_module(alg: Algorithm, kernels: str):
     sys.modules[modname] = mod
     spec.loader.exec_module(mod)
     _LOADED[digest] = mod
+    _BY_PAIR[pair] = mod
     return mod
 
 

@@ -271,3 +271,14 @@ def test_bit_identical_per_seed(het):
                               local_steps=4, beta=0.2)
     assert np.array_equal(a.x_bar, b[1].x_bar)
     assert np.array_equal(a.grad_norm_sq, b[1].grad_norm_sq)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.8])
+def test_exact_accuracy_matches_sampled_accuracy(shift):
+    p = InvariantLogistic.synthetic(num_clients=3, dim=4, teacher_shift=0.7, feature_shift=shift,
+                                    seed=6)
+    x = np.array([0.3, -1.0, 0.5, 2.0])
+    n = 200_000
+    acc = p.test_accuracy(x, n=n, seed=1)
+    assert abs(p.accuracy(x) - acc) < 5 * math.sqrt(acc * (1 - acc) / n) + 1e-5
+    assert p.accuracy(np.zeros(4)) == 0.5

@@ -189,6 +189,29 @@ class InvariantLogistic(Problem):
                        options={"gtol": tol, "ftol": 1e-15, "maxiter": 10_000})
         return res.x
 
+    def accuracy(self, x) -> float:
+        """Exact test accuracy of sign(a . x), clients pooled (the paper tests on 50000 fresh
+        outer samples): P(sign(a . x) = sign(a . w_k)) = 1 - angle(x, w_k) / pi when mu_k = 0,
+        else the two orthants of the bivariate normal (a . x, a . w_k) (scipy). x = 0 scores 1/2.
+        """
+        x = self._check_x(x)
+        nx = np.linalg.norm(x)
+        if nx == 0.0:
+            return 0.5
+        from scipy import stats
+        accs = []
+        for w, mu in zip(self.teachers, self.feature_means):
+            if not np.any(mu):
+                c = float(w @ x) / (np.linalg.norm(w) * nx)
+                accs.append(1.0 - math.acos(min(1.0, max(-1.0, c))) / math.pi)
+                continue
+            cov = self.sigma1 ** 2 * np.array([[x @ x, x @ w], [x @ w, w @ w]])
+            mean = np.array([mu @ x, mu @ w])
+            both_neg = stats.multivariate_normal(mean, cov, allow_singular=True).cdf([0.0, 0.0])
+            both_pos = stats.multivariate_normal(-mean, cov, allow_singular=True).cdf([0.0, 0.0])
+            accs.append(float(both_neg + both_pos))
+        return float(np.mean(accs))
+
     def test_accuracy(self, x, n: int = 50_000, seed: int = 0) -> float:
         """Accuracy of sign(a . x) against the labels on n fresh outer samples per the paper's
         evaluation (clients pooled)."""

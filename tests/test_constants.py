@@ -339,3 +339,19 @@ def test_contract_spelling_works_after_the_submodule_is_imported(lq):
     import fedcomp.theory.constants  # noqa: F401  (binds the package attribute to the module)
     c = fedcomp.theory.constants(lq, -1.0, 1.0)
     assert c.certified and c.L_phi_bound >= c.L_phi_observed
+
+
+def test_mpmath_reverification_agrees_with_the_vectorised_bounds():
+    rng = np.random.default_rng(11)
+    p = _random_symbolic(rng, 2, 2)
+    c0 = constants(p, -1.0, 0.5, direct=False)
+    c1 = constants(p, -1.0, 0.5, direct=False, verify="mpmath")
+    for n in CONSTANT_NAMES:
+        a, b = c0.details[n], c1.details[n]
+        # mpmath (correctly rounded elementary functions) confirms the numpy/libm bound
+        assert b.value >= a.value and b.value <= a.value * (1 + 1e-12) + 1e-300, n
+        if a.method == "interval" and n not in ("L_g",):
+            assert "mpmath-verified" in b.note, (n, b.note)
+    assert np.all(c1.outer_lower <= c0.outer_lower) and np.all(c1.outer_upper >= c0.outer_upper)
+    with pytest.raises(ValueError, match="verify"):
+        constants(p, -1.0, 0.5, verify="yes")

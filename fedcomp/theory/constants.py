@@ -34,7 +34,10 @@ How each constant is obtained (``Constants.details[name].method``):
     rigour statement is in the section "interval arithmetic" below). Spectral norms of interval
     matrices are bounded exactly for vectors and symmetric 2 x 2 matrices and by
     min(Frobenius, sqrt(||M||_1 ||M||_inf)) otherwise. The refinement stops when the bound is
-    within a relative 1e-3 of the best sampled value (``converged``) or at a box budget.
+    within a relative 1e-3 of the best sampled value (``converged``) or at a box budget. The
+    vectorised arithmetic trusts the platform's libm to a few ulps (see below); with
+    ``verify="mpmath"`` every bound is re-proved on the final partition of the box with
+    ``mpmath.iv`` (correctly rounded, outward), which removes that assumption.
 ``sampled``
     A sampled maximum (a *lower* estimate): used only when no rule applies (a function without an
     interval rule, or a problem family without symbolic or closed-form constants). Then
@@ -338,6 +341,141 @@ def iexp(a):
 
 
 # --------------------------------------------------------------------------------------------
+# independent re-verification with mpmath's interval arithmetic (verify="mpmath")
+# --------------------------------------------------------------------------------------------
+# mpmath.iv rounds every operation outwards at 53-bit precision with its own (correctly rounded)
+# elementary functions, so a bound it confirms does not rest on the platform's libm. It is slow
+# (tens of microseconds per operation), hence optional.
+def _mp_eval(e, env: dict, memo: dict):
+    from mpmath import iv
+    if e in memo:
+        return memo[e]
+    if e.is_Symbol:
+        r = env[e]
+    elif e.is_Integer:
+        r = iv.mpf(int(e))
+    elif e.is_Rational:
+        r = iv.mpf(int(e.p)) / iv.mpf(int(e.q))
+    elif e.is_Float:
+        r = iv.mpf(float(e)) if float(e) == e else iv.mpf(str(e))
+    elif e == sp.pi:
+        r = iv.pi
+    elif e == sp.E:
+        r = iv.e
+    elif e.is_Add or e.is_Mul:
+        vals = [_mp_eval(t, env, memo) for t in e.args]
+        r = vals[0]
+        for v in vals[1:]:
+            r = r + v if e.is_Add else r * v
+    elif e.is_Pow:
+        b = _mp_eval(e.args[0], env, memo)
+        ex = e.args[1]
+        if ex.is_Integer:
+            n = int(ex)
+            r = b ** abs(n) if n >= 0 else 1 / (b ** abs(n))
+        elif ex == sp.Rational(1, 2):
+            r = iv.sqrt(b)
+        elif ex == -sp.Rational(1, 2):
+            r = 1 / iv.sqrt(b)
+        else:
+            r = iv.exp(_mp_eval(ex, env, memo) * iv.log(b))
+    elif isinstance(e, sp.exp):
+        r = iv.exp(_mp_eval(e.args[0], env, memo))
+    elif isinstance(e, sp.log) and len(e.args) == 1:
+        r = iv.log(_mp_eval(e.args[0], env, memo))
+    elif isinstance(e, sp.sin):
+        r = iv.sin(_mp_eval(e.args[0], env, memo))
+    elif isinstance(e, sp.cos):
+        r = iv.cos(_mp_eval(e.args[0], env, memo))
+    elif isinstance(e, sp.Abs):
+        r = abs(_mp_eval(e.args[0], env, memo))
+    elif isinstance(e, (sp.cosh, sp.sinh)):
+        a = _mp_eval(e.args[0], env, memo)
+        r = (iv.exp(a) + iv.exp(-a)) / 2 if isinstance(e, sp.cosh) else \
+            (iv.exp(a) - iv.exp(-a)) / 2
+        if isinstance(e, sp.cosh):  # cosh >= 1 (the sum loses that by dependency)
+            r = iv.mpf([max(1, r.a), max(1, r.b)])
+    elif isinstance(e, (sp.Max, sp.Min)):
+        vals = [_mp_eval(t, env, memo) for t in e.args]
+        pick = max if isinstance(e, sp.Max) else min
+        r = iv.mpf([pick(v.a for v in vals), pick(v.b for v in vals)])
+    else:
+        raise Unsupported(f"mpmath re-verification has no rule for {type(e).__name__}")
+    memo[e] = r
+    return r
+
+
+def _mp_norm_upper(entries, symmetric: bool) -> float:
+    """Upper bound of the spectral norm from mpmath interval entries (mirrors spectral_upper)."""
+    from mpmath import iv
+    rows, cols = len(entries), len(entries[0])
+    fro = iv.sqrt(sum((e ** 2 for row in entries for e in row), iv.mpf(0))).b
+    if rows == 1 or cols == 1:
+        return float(fro)
+    mags = [[abs(e) for e in row] for row in entries]
+    n1 = max(sum((mags[i][j] for i in range(rows)), iv.mpf(0)).b for j in range(cols))
+    ninf = max(sum((mags[i][j] for j in range(cols)), iv.mpf(0)).b for i in range(rows))
+    best = min(float(fro), float(iv.sqrt(iv.mpf(n1) * iv.mpf(ninf)).b))
+    if symmetric and rows == 2:
+        a, b, c = entries[0][0], entries[0][1], entries[1][1]
+        best = min(best, float((abs((a + c) / 2) + iv.sqrt(((a - c) / 2) ** 2 + b ** 2)).b))
+    elif not symmetric and min(rows, cols) == 2:
+        vecs = ([entries[0], entries[1]] if rows == 2 else
+                [[r[0] for r in entries], [r[1] for r in entries]])
+        ga = sum((e ** 2 for e in vecs[0]), iv.mpf(0))
+        gc = sum((e ** 2 for e in vecs[1]), iv.mpf(0))
+        gb = sum((u * w for u, w in zip(vecs[0], vecs[1])), iv.mpf(0))
+        lam = (ga + gc) / 2 + iv.sqrt(((ga - gc) / 2) ** 2 + gb ** 2)
+        best = min(best, float(iv.sqrt(iv.mpf([0, lam.b])).b))
+    return best
+
+
+def mp_verify_value(expr, syms, leaves, max_leaves: int = 5000) -> float:
+    """max over the leaf boxes of the mpmath-interval upper end of a scalar expression."""
+    from mpmath import iv
+    boxes = [(lo[i], hi[i]) for lo, hi in leaves for i in range(lo.shape[0])]
+    if len(boxes) > max_leaves:
+        raise Unsupported(f"{len(boxes)} leaf boxes exceed the mpmath budget {max_leaves}")
+    best = -math.inf
+    saved, iv.prec = iv.prec, 53
+    try:
+        for lo, hi in boxes:
+            env = {s_: iv.mpf([float(lo[j]), float(hi[j])]) for j, s_ in enumerate(syms)}
+            try:
+                v = float(_mp_eval(sp.sympify(expr), env, {}).b)
+            except (ValueError, ZeroDivisionError):
+                v = math.inf
+            best = max(best, v if not math.isnan(v) else math.inf)
+    finally:
+        iv.prec = saved
+    return best
+
+
+def mp_verify(matrix, syms, leaves, symmetric: bool = False, max_leaves: int = 5000) -> float:
+    """max over the leaf boxes of the mpmath-interval bound of ||matrix||_2 (the same norm
+    formulas as :func:`spectral_upper`); raises Unsupported beyond `max_leaves`."""
+    from mpmath import iv
+    boxes = [(lo[i], hi[i]) for lo, hi in leaves for i in range(lo.shape[0])]
+    if len(boxes) > max_leaves:
+        raise Unsupported(f"{len(boxes)} leaf boxes exceed the mpmath budget {max_leaves}")
+    best = -math.inf
+    saved, iv.prec = iv.prec, 53
+    try:
+        for lo, hi in boxes:
+            env = {s_: iv.mpf([float(lo[j]), float(hi[j])]) for j, s_ in enumerate(syms)}
+            memo = {}
+            try:
+                ent = [[_mp_eval(sp.sympify(e), env, memo) for e in row] for row in matrix]
+                v = _mp_norm_upper(ent, symmetric)
+            except (ValueError, ZeroDivisionError):
+                v = math.inf
+            best = max(best, v if not math.isnan(v) else math.inf)
+    finally:
+        iv.prec = saved
+    return best
+
+
+# --------------------------------------------------------------------------------------------
 # norms of interval matrices
 # --------------------------------------------------------------------------------------------
 def spectral_upper(entries: list[list[tuple]], symmetric: bool = False) -> np.ndarray:
@@ -388,7 +526,7 @@ def spectral_upper(entries: list[list[tuple]], symmetric: bool = False) -> np.nd
 # branch and bound
 # --------------------------------------------------------------------------------------------
 def sup_bound(upper_fn, point_fn, lower, upper, rtol: float = 1e-3, atol: float = 1e-12,
-              max_boxes: int = 20000, max_active: int = 4096):
+              max_boxes: int = 20000, max_active: int = 4096, leaves: list | None = None):
     """Certified upper bound of sup_{x in box} q(x) by branch and bound.
 
     Parameters
@@ -399,6 +537,10 @@ def sup_bound(upper_fn, point_fn, lower, upper, rtol: float = 1e-3, atol: float 
         q at points (a lower bound of the supremum); NaN means q is undefined there.
     lower, upper : arrays (d,)
         The box.
+
+    leaves : list, optional
+        If given, the final partition is appended to it as (lo (n, d), hi (n, d)) pairs (every
+        point of the box lies in one of them), for an independent re-verification.
 
     Returns
     -------
@@ -440,6 +582,8 @@ def sup_bound(upper_fn, point_fn, lower, upper, rtol: float = 1e-3, atol: float 
         keep = ub > thresh
         if np.any(~keep):
             settled = max(settled, float(ub[~keep].max()))
+            if leaves is not None:
+                leaves.append((lo[~keep], hi[~keep]))
         if not np.any(keep):
             converged = True
             break
@@ -447,6 +591,8 @@ def sup_bound(upper_fn, point_fn, lower, upper, rtol: float = 1e-3, atol: float 
         if evaluated + 2 * lo.shape[0] > max_boxes or 2 * lo.shape[0] > max_active or \
                 np.all((hi - lo) <= 1e-12 * width0):
             settled = max(settled, float(ub.max()))
+            if leaves is not None:
+                leaves.append((lo, hi))
             break
         # bisect each box along its widest side (relative to the original box)
         axis = np.argmax((hi - lo) / width0, axis=1)
@@ -555,6 +701,8 @@ class Constants:
             b = self.details.get(n)
             meth = (b.method + (" (not converged)" if b.method == "interval" and not b.converged
                                 else "")) if b else ""
+            if b is not None and "mpmath-verified" in b.note and "not mpmath" not in b.note:
+                meth += " + mpmath"
             smp = f"{b.sampled:13.6g}" if b else f"{'':13s}"
             lines.append(f"{n:16s} {getattr(self, n):13.6g} {smp}  {meth}")
         lines += ["-" * 60,
@@ -720,7 +868,7 @@ def _exact_univariate_sup(expr, syms, lower, upper, absolute: bool = True):
 
 
 def _sup_norm(matrix, syms, lower, upper, symmetric=False, rtol=1e-3, max_boxes=20000,
-              what="") -> Bound:
+              what="", verify=None) -> Bound:
     """sup over the box of the spectral norm of a sympy matrix (list of rows of expressions)."""
     rows, cols = len(matrix), len(matrix[0])
     flat = [sp.sympify(e) for r in matrix for e in r]
@@ -749,10 +897,11 @@ def _sup_norm(matrix, syms, lower, upper, symmetric=False, rtol=1e-3, max_boxes=
         ent = [[(np.broadcast_to(a, (n,)), np.broadcast_to(b, (n,))) for a, b in r] for r in ent]
         return spectral_upper(ent, symmetric)
 
+    leaves = [] if verify == "mpmath" else None
     try:
         up, best, _, conv = sup_bound(upper_fn, point_fn, lower, upper, rtol=rtol,
                                       max_boxes=max_boxes if exact_formula else
-                                      min(max_boxes, 3000))
+                                      min(max_boxes, 3000), leaves=leaves)
     except Unsupported as exc:
         v, _ = search_max(point_fn, lower, upper)
         return Bound(v, v, "sampled", False, f"{what}: {exc}; sampled maximum, not a bound")
@@ -761,10 +910,17 @@ def _sup_norm(matrix, syms, lower, upper, symmetric=False, rtol=1e-3, max_boxes=
     note = "" if exact_formula else "norm bounded by min(Frobenius, sqrt(||.||_1 ||.||_inf))"
     if not conv:
         note = (note + "; " if note else "") + "branch and bound stopped at its box budget"
+    if leaves is not None:
+        try:
+            mp = mp_verify(matrix, syms, leaves, symmetric)
+            note = (note + "; " if note else "") + f"mpmath-verified ({mp:.6g})"
+            up = max(up, mp)
+        except Unsupported as exc:
+            note = (note + "; " if note else "") + f"not mpmath-verified: {exc}"
     return Bound(float(up), float(best), "interval", bool(conv), note)
 
 
-def _range(expr, syms, lower, upper, what="") -> tuple[float, float, str]:
+def _range(expr, syms, lower, upper, what="", verify=None) -> tuple[float, float, str]:
     """A proven enclosure [lo, hi] of the range of a scalar expression on the box."""
     expr = sp.sympify(expr)
     if expr.is_number:
@@ -786,9 +942,15 @@ def _range(expr, syms, lower, upper, what="") -> tuple[float, float, str]:
             n = lo.shape[0]
             env = {s: (lo[:, j].copy(), hi[:, j].copy()) for j, s in enumerate(syms)}
             return np.broadcast_to(ieval(_e, env, n)[1], (n,))
+        leaves = [] if verify == "mpmath" else None
         try:
             up, _, _, _ = sup_bound(upper_fn, point_fn, lower, upper, rtol=1e-6, atol=1e-9,
-                                    max_boxes=4000)
+                                    max_boxes=4000, leaves=leaves)
+            if leaves is not None:
+                try:
+                    up = max(up, mp_verify_value(e, syms, leaves))
+                except Unsupported:
+                    pass
         except Unsupported:
             # no proof: the sampled range (the outer constants are then marked sampled)
             vals = []
@@ -839,7 +1001,7 @@ def _finish(problem_name, details, lower, upper, ylo, yhi, observed, argmax, not
 # --------------------------------------------------------------------------------------------
 # problem families
 # --------------------------------------------------------------------------------------------
-def _symbolic(p, lower, upper, seed, direct) -> Constants:
+def _symbolic(p, lower, upper, seed, direct, verify=None) -> Constants:
     xs, ys = list(p.symbols_x), list(p.symbols_y)
     d, dg, K = p.dim, p.inner_dim, p.num_clients
     notes = []
@@ -849,9 +1011,9 @@ def _symbolic(p, lower, upper, seed, direct) -> Constants:
     for k in range(K):
         J = p.jacobians[k]
         Bg.append(_sup_norm([[J[i, j] for j in range(d)] for i in range(dg)], xs, lower, upper,
-                            what=f"Jacobian of g_{k}"))
+                            what=f"Jacobian of g_{k}", verify=verify))
         per = [_sup_norm(_hessian(p.g_expr[k][i], xs), xs, lower, upper, symmetric=True,
-                         what=f"Hessian of g_{k}[{i}]") for i in range(dg)]
+                         what=f"Hessian of g_{k}[{i}]", verify=verify) for i in range(dg)]
         if dg == 1:
             Lg.append(per[0])
         else:
@@ -864,20 +1026,22 @@ def _symbolic(p, lower, upper, seed, direct) -> Constants:
             Lg.append(Bound(v, s, c.method, c.converged,
                             "sqrt(sum_i sup||Hess g_k,i||^2) (Frobenius over coordinates)"))
         for i in range(dg):
-            lo_i, hi_i, meth = _range(p.g_expr[k][i], xs, lower, upper, what=f"g_{k}[{i}]")
+            lo_i, hi_i, meth = _range(p.g_expr[k][i], xs, lower, upper, what=f"g_{k}[{i}]",
+                                      verify=verify)
             if meth == "sampled":
                 range_proven = False
             ylo[i], yhi[i] = min(ylo[i], lo_i), max(yhi[i], hi_i)
         if p.h_expr is not None:
             Bh.append(_sup_norm([list(p.h_gradients[k])], xs, lower, upper,
-                                what=f"gradient of h_{k}"))
+                                what=f"gradient of h_{k}", verify=verify))
             Lh.append(_sup_norm(_hessian(p.h_expr[k], xs), xs, lower, upper, symmetric=True,
-                                what=f"Hessian of h_{k}"))
+                                what=f"Hessian of h_{k}", verify=verify))
     if not (np.all(np.isfinite(ylo)) and np.all(np.isfinite(yhi))):
         raise ValueError("could not enclose the image of the box under the g_k (unbounded on "
                          "the box)")
-    Bf = _sup_norm([list(p.f_gradient)], ys, ylo, yhi, what="gradient of f")
-    Lf = _sup_norm(_hessian(p.f_expr, ys), ys, ylo, yhi, symmetric=True, what="Hessian of f")
+    Bf = _sup_norm([list(p.f_gradient)], ys, ylo, yhi, what="gradient of f", verify=verify)
+    Lf = _sup_norm(_hessian(p.f_expr, ys), ys, ylo, yhi, symmetric=True, what="Hessian of f",
+                   verify=verify)
     if not range_proven:
         notes.append("the image of the box under some g_k is a sampled range, so the outer "
                      "constants are not proven")
@@ -896,7 +1060,7 @@ def _symbolic(p, lower, upper, seed, direct) -> Constants:
     cert = None
     if direct:
         b = _sup_norm(H, xs, lower, upper, symmetric=True, max_boxes=6000,
-                      what="Hessian of Phi")
+                      what="Hessian of Phi", verify=verify)
         if b.proven:
             cert = b.value
             observed = max(observed, b.sampled)
@@ -1185,7 +1349,8 @@ def _generic(p, lower, upper, seed) -> Constants:
     return _finish(repr(p), details, lower, upper, ylo, yhi, observed, argmax, notes)
 
 
-def constants(p, lower, upper, *, seed: int = 0, direct: bool = True) -> Constants:
+def constants(p, lower, upper, *, seed: int = 0, direct: bool = True,
+              verify: str | None = None) -> Constants:
     """Constants of Assumption 3.2 of the FedDRO paper for problem `p` on the box
     ``lower <= x <= upper``, Lemma 3.5's L_Phi and the observed smoothness of Phi.
 
@@ -1204,6 +1369,10 @@ def constants(p, lower, upper, *, seed: int = 0, direct: bool = True) -> Constan
     direct : bool
         Symbolic problems: also prove an upper bound of sup ||Hess Phi|| directly
         (``L_phi_certified``).
+    verify : None or "mpmath"
+        Symbolic problems: re-verify every interval bound on the final partition of the box with
+        mpmath's interval arithmetic (independent of the platform's libm; slow). The reported
+        value is the larger of the two bounds; ``details[name].note`` says what was verified.
 
     Returns
     -------
@@ -1218,9 +1387,11 @@ def constants(p, lower, upper, *, seed: int = 0, direct: bool = True) -> Constan
                          "min-max use auc_lemma2 / AUCMinimax.auc_constants")
     lo, hi = _box("lower", lower, "upper", upper, p.dim)
     seed = V.seed_value("seed", seed)
+    if verify not in (None, "mpmath"):
+        raise ValueError(f"verify must be None or 'mpmath', got {verify!r}")
     name = type(p).__name__
     if name == "SymbolicProblem":
-        return _symbolic(p, lo, hi, seed, direct)
+        return _symbolic(p, lo, hi, seed, direct, verify)
     if name == "LinearQuadratic":
         return _linear(p, lo, hi, seed)
     if name == "KLDRO":

@@ -78,7 +78,7 @@ def _run(args) -> int:
     p = build()
     if p.structure == "minimax":
         return _run_minimax(args, p, desc, lower, upper)
-    c = constants(p, lower, upper, seed=args.seed)
+    c = constants(p, lower, upper, seed=args.seed, verify=args.verify)
     sched = None
     if args.schedule:
         from fedcomp.theory.schedules import prescribe
@@ -128,6 +128,8 @@ def add_theory_cli(tsub) -> None:
     p.add_argument("--lower", type=float, default=None, help="lower end of the box (all coords)")
     p.add_argument("--upper", type=float, default=None, help="upper end of the box (all coords)")
     p.add_argument("--seed", type=int, default=0, help="seed of the Hessian search")
+    p.add_argument("--verify", default=None, choices=("mpmath",),
+                   help="symbolic problems: re-verify every interval bound with mpmath (slow)")
     p.add_argument("--schedule", default=None,
                    choices=("feddro", "ds-feddro", "fedavg-modified"),
                    help="also print the step sizes this algorithm's theorem prescribes")

@@ -282,3 +282,45 @@ def test_exact_accuracy_matches_sampled_accuracy(shift):
     acc = p.test_accuracy(x, n=n, seed=1)
     assert abs(p.accuracy(x) - acc) < 5 * math.sqrt(acc * (1 - acc) / n) + 1e-5
     assert p.accuracy(np.zeros(4)) == 0.5
+
+
+# --- the claim checks ---------------------------------------------------------------------------
+
+def test_checks_are_attached_to_the_wu_claims():
+    from fedcomp.theory.claims import all_claims
+    checks = {c.id: c.check for c in all_claims()}
+    for cid in ("wu.thm4.1", "wu.thm4.4", "wu.thm4.7", "wu.cor4.2", "wu.cor4.5", "wu.cor4.8",
+                "wu.sec5.1"):
+        assert checks[cid] and checks[cid].startswith("fedcomp.theory.registry.checks_fcsg:")
+
+
+def test_schedules_are_the_printed_ones():
+    from fedcomp.theory.registry.checks_fcsg import schedule
+    T, N, S = 20736, 6, 0.5
+    s = schedule("fcsg-m", T, N, smoothness=S)
+    assert s["eta"] == pytest.approx(math.sqrt(N / T) / (6 * S))
+    assert s["beta"] == pytest.approx(5 * S * s["eta"])
+    assert s["local_steps"] == round((T / N ** 3) ** 0.25)
+    a = schedule("acc-fcsg-m", T, N, smoothness=S)
+    c = 30 * S ** 2 / N  # Corollary 4.8: beta = c alpha^2 with c = 30 S_F^2 / (b N), b = 1
+    assert a["beta"] == pytest.approx(c * a["eta"] ** 2)
+    assert a["eta"] == pytest.approx(N ** (2 / 3) / (12 * S * T ** (1 / 3)))
+    assert a["local_steps"] == round((T / N ** 2) ** (1 / 3))
+    assert a["init_batch"] == round(T ** (1 / 3) / N ** (2 / 3))
+
+
+def test_exact_bias_floor_decays_like_inverse_m_squared():
+    # the bias of f(mean of m samples) is second order: ||grad Phi(x_m*)||^2 ~ m^-2 at the
+    # stationary point of E[estimator (3)], below the theorems' O(1/m)
+    from fedcomp.theory.registry.checks_fcsg import exact_bias_floor
+    ex = exact_bias_floor(ms=[8, 16, 32, 64, 128, 256], sigma2=1.0)
+    assert max(ex["stationarity_residual"]) < 1e-6
+    assert ex["tail_slope"] == pytest.approx(-2.0, abs=0.05)
+
+
+@pytest.mark.slow
+def test_quick_bias_floor_check_runs(tmp_path):
+    from fedcomp.theory.registry.checks_fcsg import check_thm41
+    res = check_thm41("quick", tmp_path)
+    assert res.verdict in ("pass", "fail", "inconclusive")
+    assert res.measured["slope"] < 0 and len(res.figures) == 1

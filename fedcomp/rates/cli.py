@@ -123,6 +123,21 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def _cell(v) -> str:
+    """Markdown table cell: pipes escaped (E||grad||^2 would otherwise split the cell)."""
+    return str(v).replace("|", "\\|")
+
+
+def _rounded(obj):
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_rounded(v) for v in obj]
+    if isinstance(obj, float):
+        return float(f"{obj:.4g}")
+    return obj
+
+
 def verdict_table(report: dict) -> str:
     lines = ["| claim | verdict | wall s | CPU s | command |", "|---|---|---|---|---|"]
     for r in report["claims"]:
@@ -130,6 +145,20 @@ def verdict_table(report: dict) -> str:
         lines.append(f"| {r['id']} | **{v}** | {r['seconds']} | {r.get('cpu_seconds', '')} | "
                      f"`{r['command']}` |")
     return "\n".join(lines)
+
+
+def summary_markdown(report: dict, command: str) -> str:
+    """The measured time and the verdict table of a report, for docs/verify.md and the README."""
+    counts: dict = {}
+    for r in report["claims"]:
+        v = r["verdict"] if r["status"] == "checked" else "not-checked"
+        counts[v] = counts.get(v, 0) + 1
+    tally = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    return "\n".join([
+        f"Command: `{command}`", "",
+        f"Measured {report['date']} on {report['machine']}: **{report['seconds']} s wall clock, "
+        f"{report['cpu_seconds']} s CPU time** for {len(report['claims'])} claims ({tally}).",
+        "", verdict_table(report)])
 
 
 def markdown(report: dict) -> str:
@@ -152,11 +181,12 @@ def markdown(report: dict) -> str:
             out += ["| part | verdict | slope | 95 % interval | predicted |",
                     "|---|---|---|---|---|"]
             for p in m["parts"]:
-                out.append(f"| {p.get('part')} | {p.get('verdict')} | {_fmt(p.get('slope'))} | "
-                           f"{_fmt(p.get('interval'))} | {_fmt(p.get('predicted'))} |")
+                cells = (p.get("part"), p.get("verdict"), _fmt(p.get("slope")),
+                         _fmt(p.get("interval")), _fmt(p.get("predicted")))
+                out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
             rest = {k: v for k, v in m.items() if k != "parts"}
             if rest:
-                out += ["", "Also measured (not judged): `" + json.dumps(rest) + "`"]
+                out += ["", "Also measured (not judged): `" + json.dumps(_rounded(rest)) + "`"]
         elif m is not None:
             out += ["**Measured.**", "", "```json", json.dumps(m, indent=1)[:4000], "```"]
         if r.get("interval"):

@@ -271,3 +271,20 @@ def test_unpickling_rewrites_a_missing_module_file(tmp_path, monkeypatch):
     from fedcomp.engine.build import cache_dir
     assert (cache_dir() / (q.kernels.rsplit(".", 1)[-1] + ".py")).exists()
     assert q.kernels == p.kernels
+
+
+def test_from_strings_matches_the_sympy_construction_and_runs_through_the_runner(nonlinear):
+    from fedcomp.runner import RunSpec, build_problem
+    args = {"x": ["a", "b"], "y": ["u", "v"],
+            "g": [["sin(a) + b", "a*b"], ["a**2/3", "exp(b/2)"]],
+            "f": "u**2/2 + v**4/4 + u*v/3 + log(1 + v**2)", "h": ["a**2/4", "cos(b)"]}
+    spec = RunSpec("fedcomp.problems.symbolic:SymbolicProblem.from_strings", args, "feddro",
+                   {"iterations": 50, "eta": 0.02, "local_steps": 5, "beta": 0.5}, seed=3)
+    p = build_problem(spec)
+    assert p.kernels == nonlinear.kernels  # the same expressions: the same compiled module
+    x = np.array([0.3, -0.2])
+    assert p.value(x) == nonlinear.value(x)
+    with pytest.raises(ValueError, match=r"uses symbols \['z'\]"):
+        SymbolicProblem.from_strings(["a"], ["u"], [["a + z"]], "u**2")
+    with pytest.raises(ValueError, match="cannot parse"):
+        SymbolicProblem.from_strings(["a"], ["u"], [["a +"]], "u**2")

@@ -594,6 +594,52 @@ class SymbolicProblem(Problem):
         return phi
 
     @classmethod
+    def from_strings(cls, x, y, g, f, h=None, noise: float = 0.0) -> "SymbolicProblem":
+        """The same problem from names and formula strings (JSON-able arguments, so that
+        :class:`fedcomp.runner.RunSpec` can rebuild it in a worker).
+
+        Parameters
+        ----------
+        x, y : list of str
+            Names of the model and inner symbols.
+        g : list over clients of lists of str;  f : str;  h : None or list of str
+            Formulas in sympy syntax using those names and sympy's functions (``sin``, ``exp``,
+            ``log``, ``sqrt``, ``Abs``, ...). A name that is neither declared nor a sympy
+            function is reported as an undeclared symbol.
+
+        Examples
+        --------
+        >>> p = SymbolicProblem.from_strings(["a"], ["u"], [["sin(a)"], ["a**2"]], "u**2/2")
+        >>> p.num_clients
+        2
+        """
+        from sympy.parsing.sympy_parser import parse_expr
+        for name, names in (("x", x), ("y", y)):
+            if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+                raise ValueError(f"{name} must be a list of symbol names (strings)")
+        xs = [sp.Symbol(n, real=True) for n in x]
+        ys = [sp.Symbol(n, real=True) for n in y]
+        local = {s_.name: s_ for s_ in xs + ys}
+
+        def parse(text, where):
+            if not isinstance(text, str):
+                raise ValueError(f"{where} must be a formula string, got {text!r}")
+            try:
+                return parse_expr(text, local_dict=dict(local), evaluate=True)
+            except (SyntaxError, TypeError, sp.SympifyError) as exc:
+                raise ValueError(f"{where}: cannot parse {text!r}: {exc}") from None
+
+        if isinstance(g, str) or not hasattr(g, "__len__"):
+            raise ValueError("g must be a list over clients of lists of formula strings")
+        gx = []
+        for k, gk in enumerate(g):
+            if isinstance(gk, str) or not hasattr(gk, "__len__"):
+                raise ValueError(f"g[{k}] must be a list of formula strings")
+            gx.append([parse(e, f"g[{k}][{j}]") for j, e in enumerate(gk)])
+        hx = None if h is None else [parse(e, f"h[{k}]") for k, e in enumerate(h)]
+        return cls(xs, ys, gx, parse(f, "f"), h=hx, noise=noise)
+
+    @classmethod
     def from_linear_quadratic(cls, A, b, noise: float = 0.0) -> "SymbolicProblem":
         """The :class:`~fedcomp.problems.LinearQuadratic` instance (A, b) written in sympy."""
         A = V.finite_array("A", A, ndim=3)

@@ -71,6 +71,13 @@ def _independent_samples(p, lower, upper, n=64, seed=0):
             if p.inner_dim == 1:
                 out["L_g"] = max(out["L_g"], np.linalg.norm(np.array(Hs[0](*x), dtype=float), 2))
             Ys.append(np.array(G(*x), dtype=float))
+        # Lipschitz ratios of the Jacobian (spectral norm) at random pairs of the box
+        X2 = np.clip(X + 0.05 * (upper - lower) * rng.standard_normal(X.shape), lower, upper)
+        for x1, x2 in zip(X, X2):
+            dx = np.linalg.norm(x1 - x2)
+            if dx > 1e-9:
+                dJ = np.array(J(*x1), dtype=float) - np.array(J(*x2), dtype=float)
+                out["L_g"] = max(out["L_g"], np.linalg.norm(dJ, 2) / dx)
         if p.h_expr is not None:
             gh = sp.lambdify(xs, list(p.h_gradients[k]), "numpy")
             hh = sp.lambdify(xs, sp.hessian(p.h_expr[k], xs), "numpy")

@@ -29,6 +29,10 @@ E[a a^T] = sigma1^2 I):
 * Acc-FCSG-M (Cor. 4.8): q = (T/N^2)^(1/3), alpha = N^(2/3) / (12 S_F T^(1/3)),
   beta = c alpha^2 = 5 N^(1/3) / (24 b T^(2/3)) (c = 30 S_F^2 / (b N)), B = T^(1/3) / N^(2/3).
 
+With N = 16 the printed q = (T/N^3)^(1/4) rounds to 1 for every T < 20736, so FCSG's and
+FCSG-M's local steps are exercised only by the N sweep (q = 7, 4, 2, 1 for N = 2, 4, 8, 16 at
+T = 16000) and by the full profile's largest T; Acc-FCSG-M's q = (T/N^2)^(1/3) is 2-4 on the grid.
+
 (A schedule of ours with beta = 5 alpha^2, i.e. c 15 times smaller than the corollary's, gave
 Acc-FCSG-M a T-exponent of -0.39, slower than the bound: the corollary's c matters.)
 
@@ -291,25 +295,26 @@ def check_thm47(profile: str, out_dir: Path) -> CheckResult:
 # rates in T and N (Corollaries 4.2, 4.5, 4.8)
 # --------------------------------------------------------------------------------------------
 def _sweep(algorithm: str, profile: str, over: str) -> tuple:
-    """(grid, values (seeds, grid), rounds per grid point, diverged count)."""
+    """(grid, values (seeds, grid), rounds per grid point, diverged count, q per grid point)."""
     key = ("sweep", algorithm, profile, over)
     if key in _MEMO:
         return _MEMO[key]
     import fedcomp
     P = _profile(profile)
     grid = P["Ts"] if over == "T" else P["Ks"]
-    vals, rounds, diverged = [], [], 0
+    vals, rounds, qs, diverged = [], [], [], 0
     for g in grid:
         T, K = (g, P["K0"]) if over == "T" else (P["T_for_N"], g)
         sch = schedule(algorithm, T, K)
         eta, q = sch.pop("eta"), sch.pop("local_steps")
+        qs.append(q)
         b = fedcomp.simulate_many(rate_problem(K), algorithm, seeds=range(P["seeds"]),
                                   iterations=T, eta=eta, local_steps=q,
                                   record_every=max(1, T // P["records"]), **sch)
         diverged += sum(r.diverged for r in b.runs)
         vals.append(_tail_mean(b, 0.5))
         rounds.append(int(b.runs[0].rounds))
-    out = (list(grid), np.array(vals).T, rounds, diverged)
+    out = (list(grid), np.array(vals).T, rounds, diverged, qs)
     _MEMO[key] = out
     return out
 
@@ -320,25 +325,27 @@ def _rate(algorithm: str, profile: str, out_dir: Path, claim: str, predicted: fl
     P = _profile(profile)
     parts, fits, measured = [], {}, {}
     for over in ("T", "N"):
-        grid, vals, rounds, div = _sweep(algorithm, profile, "T" if over == "T" else "K")
+        grid, vals, rounds, div, qs = _sweep(algorithm, profile, "T" if over == "T" else "K")
         fit = fit_exponent(grid, vals)
         v = upper_bound_verdict(fit, predicted, max_width=P["max_width"])
         fits[over] = fit
         parts.append((over, v))
         measured[f"exponent_in_{over}"] = {"slope": fit.slope, "interval": [fit.low, fit.high],
                                            "r2": fit.r2, "grid": grid, "gap": fit.y_mean,
-                                           "rounds": rounds, "diverged_runs": div}
+                                           "rounds": rounds, "local_steps": qs,
+                                           "diverged_runs": div}
     verdict = combine([v.verdict for _, v in parts])
     detail = "; ".join(f"exponent in {o} ({'N' if o == 'N' else 'T'} grid "
-                       f"{measured[f'exponent_in_{o}']['grid']}): {v.verdict} -- {v.reason}"
-                       for o, v in parts)
+                       f"{measured[f'exponent_in_{o}']['grid']}, q "
+                       f"{measured[f'exponent_in_{o}']['local_steps']}): {v.verdict} -- "
+                       f"{v.reason}" for o, v in parts)
     sch_T = schedule(algorithm, max(P["Ts"]), P["K0"])
     detail += (f". Schedule (printed, S_F = {S_F}) at T = {max(P['Ts'])}, N = {P['K0']}: "
                f"{sch_T}; two-teacher heterogeneous clients, m = {RATE_M}, sigma2 = 1; "
                f"measured: second-half average of ||grad Phi(xbar_t)||^2 over "
                f"{P['seeds']} seeds.")
     if compare is not None:
-        grid, vals, _, _ = _sweep(compare, profile, "T")
+        grid, vals, _, _, _ = _sweep(compare, profile, "T")
         cfit = fit_exponent(grid, vals)
         diff = fits["T"].slope - cfit.slope
         faster = fits["T"].high < cfit.low

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fedcomp
 from fedcomp.runner import ResultStore, RunSpec, execute_batch, run_specs
@@ -175,3 +177,13 @@ def test_killed_sweep_resumes_without_redoing_runs(tmp_path):
     table = after.table()
     assert table.groupby("run_id")["t"].count().eq(6).all()  # t = 0, 10, ..., 50
     assert json.loads(table["problem_args"].iloc[0])["delay"] == 0.3
+
+
+@settings(max_examples=5, deadline=None)
+@given(batch_size=st.integers(1, 6), order=st.permutations(range(6)))
+def test_batching_and_order_do_not_change_results(batch_size, order):
+    specs = _specs(2, seeds=range(3))
+    reference = run_specs(specs, executor="inprocess", progress=False)
+    shuffled = [specs[i] for i in order]
+    other = run_specs(shuffled, executor="inprocess", batch_size=batch_size, progress=False)
+    pd.testing.assert_frame_equal(reference[METRIC_COLS], other[METRIC_COLS], check_exact=True)

@@ -535,7 +535,7 @@ def main(argv=None):
           f"{'quick' if args.quick else 'full'}, {reps} interleaved repetitions, medians"
           f"{', steps inlined (--inline-steps)' if args.inline_steps else ''}")
     print("FedDRO, metrics recorded only at t=0 and t=T (record_every=T); "
-          "client-steps/s = K*T/run seconds\n")
+          "client-steps/s = K*T/CPU seconds of the run\n")
     rows = []
     for w in wls:
         comp = compile_times(w)

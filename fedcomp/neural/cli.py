@@ -1,6 +1,7 @@
 """``fedcomp neural list [--json]`` and ``fedcomp neural run NAME [--device cpu|cuda|auto]
-[--smoke] [--json] [--out DIR]`` (CONTRACT.md), plus ``--iterations``, ``--seed``, ``--data-dir``
-and ``--arm`` (repeatable) to pick a run's length, seed, data folder and arms."""
+[--smoke] [--json] [--out DIR]`` (CONTRACT.md), plus ``--iterations``, ``--seed``, ``--data-dir``,
+``--eval-every`` and ``--arm`` (repeatable) to pick a run's length, seed, data folder, evaluation
+spacing and arms."""
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ def _run(args):
         res = E.run_experiment(args.name, device=args.device, smoke=args.smoke, out=args.out,
                                iterations=args.iterations, seed=args.seed,
                                data_dir=args.data_dir, progress=not args.json,
-                               arms=args.arm)
+                               arms=args.arm, eval_every=args.eval_every)
     except (DataNotFound, ImportError) as exc:
         print(f"fedcomp: error: {exc}", file=sys.stderr)
         return 2
@@ -59,6 +60,8 @@ def add_cli(sub) -> None:
     pr.add_argument("--out", default=None, help="folder for the Parquet table and the figure")
     pr.add_argument("--iterations", type=int, default=None, help="T (default: the experiment's)")
     pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--eval-every", type=int, default=None,
+                    help="iterations between test evaluations (default: every round)")
     pr.add_argument("--data-dir", default=None, help="data folder (Omniglot, CIFAR, overrides)")
     pr.add_argument("--arm", action="append", default=None,
                     help="run only this arm (repeatable), e.g. localscgdam/p=4")

@@ -127,14 +127,17 @@ class ResNet20(nn.Module):
 class AUCModel(nn.Module):
     """A scoring network with the AUC loss' scalars a and b (AUC paper (1)): x = [w, a, b].
 
-    forward returns the network's logit (B, 1); the score h(w; a) is its sigmoid.
+    forward returns the network's logit (B, 1); the score h(w; a) is its sigmoid. The scalars
+    live in a child module ``ab`` so that the flat vector is ordered [w, a, b] as in the paper
+    (and the simulator): a module's own parameters would come before its children's.
     """
 
     def __init__(self, net: nn.Module):
         super().__init__()
         self.net = net
-        self.a = nn.Parameter(torch.zeros(()))
-        self.b = nn.Parameter(torch.zeros(()))
+        self.ab = nn.Module()
+        self.ab.a = nn.Parameter(torch.zeros(()))
+        self.ab.b = nn.Parameter(torch.zeros(()))
 
     def forward(self, inputs):
         return self.net(inputs)

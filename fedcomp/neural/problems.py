@@ -242,20 +242,25 @@ class AUCMinimax:
     binary cross-entropy), f_k(z, y; zeta) = L_AUC(z, y; zeta) of (1) with score
     h(w; a) = sigmoid(logit), labels b in {1, -1} (targets 1 / 0 here), p the positive prior.
     The inner Jacobian-vector product grad g^T u = u - rho Hess L_CE(x; xi) u is a Hessian-vector
-    product (double backward).
+    product (double backward). ``score="linear"`` scores with the logit itself (the simulator's
+    linear scorer h = w^T z of :class:`fedcomp.problems.AUCMinimax`, used by the two-backend
+    test); the default ``"sigmoid"`` keeps scores in [0, 1] for deep models (Yuan et al.).
     """
 
     structure = "minimax"
 
     def __init__(self, model: FlatModel, data: ClientData, prior: float, rho: float = 0.1,
-                 batch_size: int = 32):
+                 batch_size: int = 32, score: str = "sigmoid"):
+        if score not in ("sigmoid", "linear"):
+            raise ValueError(f"score must be 'sigmoid' or 'linear', got {score!r}")
+        self.score = score
         self.model, self.data = model, data
         self.prior = V.real_in("prior", prior, 0.0, 1.0)
         self.rho = V.real_in("rho", rho, 0.0, math.inf, low_open=False)
         self.batch_size = V.positive_int("batch_size", batch_size)
         self.num_clients, self.dim, self.dual_dim = data.num_clients, model.dim, 1
-        self.idx_a = self._index("a")
-        self.idx_b = self._index("b")
+        self.idx_a = self._index("ab.a")
+        self.idx_b = self._index("ab.b")
 
     def _index(self, name):
         o = 0
@@ -272,7 +277,9 @@ class AUCMinimax:
     def auc_loss(self, z, alpha, inp, tgt):
         """L_AUC of (1) averaged over the minibatch, at parameters z and dual alpha (scalar)."""
         p = self.prior
-        s = torch.sigmoid(self.model(z, inp)[:, 0])
+        s = self.model(z, inp)[:, 0]
+        if self.score == "sigmoid":
+            s = torch.sigmoid(s)
         pos = (tgt == 1).to(s.dtype)
         neg = 1.0 - pos
         a, b = z[self.idx_a], z[self.idx_b]

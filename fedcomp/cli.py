@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             mod = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:  # area not built yet
+            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):  # area not built yet
                 continue
             raise
         mod.add_cli(sub)

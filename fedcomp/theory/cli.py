@@ -41,7 +41,7 @@ def add_cli(sub) -> None:
         try:
             mod = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:
+            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
                 continue
             raise
         mod.add_theory_cli(tsub)

@@ -24,7 +24,7 @@ P_MIN = 1e-4
 BASE = rng.base_key(20240501)
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _normals_from_keys(base, n_keys, per_key):
     """n_keys * per_key normals: per_key of them from each key sample_key(base, k, 0, 0)."""
     out = np.zeros((n_keys, per_key))
@@ -33,7 +33,7 @@ def _normals_from_keys(base, n_keys, per_key):
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _normal_fn(key, n):
     out = np.empty(n)
     for i in range(n):
@@ -41,14 +41,14 @@ def _normal_fn(key, n):
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _add_normal(key, scale, n):
     out = np.zeros(n)
     rng.add_normal(key, scale, out)
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _first_normal_of_substream(base, m, s):
     """The first normal of substream s of sample_key(base, 0, t, 0), t < m."""
     out = np.zeros(m)
@@ -57,7 +57,7 @@ def _first_normal_of_substream(base, m, s):
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _randints(key, n_draws, n):
     out = np.empty(n_draws, dtype=np.int64)
     for i in range(n_draws):
@@ -65,7 +65,7 @@ def _randints(key, n_draws, n):
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _uniforms(key, n_draws):
     out = np.empty(n_draws)
     for i in range(n_draws):
@@ -73,12 +73,12 @@ def _uniforms(key, n_draws):
     return out
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _keys(base, k, t, j, s):
     return rng.sample_key(base, k, t, j), rng.substream(rng.sample_key(base, k, t, j), s)
 
 
-@nb.njit(cache=False)
+@nb.njit(cache=True)
 def _mix(z):
     return rng.mix64(z)
 

@@ -418,3 +418,13 @@ def test_two_backends_on_auc_minimax(alg, hyper, I):
     np.testing.assert_allclose(neu.x_bar.numpy(), sim.x_bar, rtol=0, atol=1e-5)
     assert np.abs(sim.x_bar - x0).max() > 1e-3
     assert neu.rounds == sim.rounds
+
+
+def test_cli_missing_data_and_unknown_name(monkeypatch, tmp_path, capsys):
+    from fedcomp.cli import main
+    monkeypatch.setenv("FEDCOMP_FASHION_MNIST", str(tmp_path / "none"))
+    assert main(["neural", "run", "localscgdam-fashionmnist", "--device", "cpu",
+                 "--iterations", "1"]) == 2
+    assert "apt-get install dataset-fashion-mnist" in capsys.readouterr().err
+    assert main(["neural", "run", "no-such-experiment", "--smoke"]) == 2
+    assert "valid names" in capsys.readouterr().err

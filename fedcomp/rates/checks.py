@@ -6,6 +6,10 @@ bound are present):
 
 * ``lq``: :func:`fedcomp.rates.problems.heterogeneous_linear` -- d = 10, d_g = 5, Huber outer
   function of radius 20, heterogeneity 1, oracle noise sigma = 1; Phi is the same for every K.
+  Its minimiser has g(x*) = 0 (Abar has full row rank), so grad f(g(x*)) = 0.
+* ``lq-residual``: the same family with d = 4, d_g = 8: g(x*) != 0, the generic case (T grid at
+  K = K0 only). FedDRO's literal estimator has an O(1) bias here (see :func:`bias_probe` and
+  docs/verify.md); modified FedAvg does not.
 * ``kl``: :meth:`fedcomp.problems.KLDRO.synthetic` -- KL-regularised DRO logistic regression,
   lambda = 1, d = 10, 100 samples per client, feature shift 1, label imbalance 1, minibatch 4
   (the noise is the minibatch sampling). Its data change with K, so only exponents in T are

@@ -428,3 +428,14 @@ def test_cli_missing_data_and_unknown_name(monkeypatch, tmp_path, capsys):
     assert "apt-get install dataset-fashion-mnist" in capsys.readouterr().err
     assert main(["neural", "run", "no-such-experiment", "--smoke"]) == 2
     assert "valid names" in capsys.readouterr().err
+
+
+def test_outputs_go_to_the_result_store(tmp_path):
+    from fedcomp.neural.experiments import write_outputs
+    from fedcomp.runner.store import ResultStore
+    rows = [{"experiment": "e", "arm": a, "algorithm": a, "t": t, "round": t, "seed": 3,
+             "test_auc": 0.5 + 0.1 * t} for a in ("x", "y") for t in (0, 1)]
+    write_outputs("e", rows, tmp_path, ("test_auc",))
+    store = ResultStore(tmp_path / "store")
+    assert store.finished() == {"neural:e:x:3", "neural:e:y:3"}
+    assert len(store.table()) == 4

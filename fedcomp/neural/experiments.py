@@ -504,18 +504,30 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         rounds = max(rounds, res.rounds)
     seconds = time.perf_counter() - t0
     if out is not None:
+        for r in rows:
+            r["seed"] = seed
         write_outputs(name, rows, out, exp.metrics)
     return {"experiment": name, "device": dev, "metrics": metrics, "rounds": int(rounds),
             "seconds": float(seconds)}
 
 
 def write_outputs(name, rows, out, metric_names):
-    """The tidy table (Parquet) and one panel per metric (PNG) in folder ``out``."""
+    """The tidy table ``out/NAME.parquet``, the same rows as one part of the result store
+    ``out/store`` (:class:`fedcomp.runner.store.ResultStore`, run_id ``neural:NAME:ARM:SEED``)
+    and one panel per metric ``out/NAME.png``."""
     import pandas as pd
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     df = pd.DataFrame(rows)
     df.to_parquet(out / f"{name}.parquet", index=False)
+    # the same rows in the simulator's result store (fedcomp.runner.ResultStore), one part
+    import hashlib
+    from fedcomp.runner.store import ResultStore
+    seed = int(df["seed"].iloc[0]) if "seed" in df else 0
+    store_df = df.assign(seed=seed,
+                         run_id=[f"neural:{name}:{a}:{seed}" for a in df["arm"]],
+                         config_hash=hashlib.sha256(f"neural:{name}".encode()).hexdigest()[:16])
+    ResultStore(out / "store").write(store_df)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

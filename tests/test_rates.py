@@ -12,7 +12,7 @@ from fedcomp.rates import schedules as S
 from fedcomp.rates.analysis import cost_exponent, invert, speedup, target_eps
 from fedcomp.rates.fit import (ExponentFit, combine, crossing, fit_exponent,
                                upper_bound_verdict)
-from fedcomp.rates.measure import Sweep, matrix, summarize
+from fedcomp.rates.measure import Sweep, matrix
 from fedcomp.rates.problems import heterogeneous_linear
 
 

@@ -324,3 +324,15 @@ def test_quick_bias_floor_check_runs(tmp_path):
     res = check_thm41("quick", tmp_path)
     assert res.verdict in ("pass", "fail", "inconclusive")
     assert res.measured["slope"] < 0 and len(res.figures) == 1
+
+
+def test_fcsg_with_exact_oracles_is_gradient_descent_to_a_stationary_point():
+    # two teachers over the clients: Phi has a finite minimiser; with exact oracles and q = 1
+    # FCSG is gradient descent on Phi (client gradients averaged every step)
+    from fedcomp.theory.registry.checks_fcsg import rate_problem
+    p = rate_problem(4)
+    xs = p.biased_stationary_point(10 ** 9)  # Phi_m with m = 1e9: Phi up to 1e-9 in tau^2
+    res = fedcomp.simulate(p, "fcsg", iterations=3000, eta=2.0, local_steps=1,
+                           stochastic=False, record_every=3000)
+    assert res.grad_norm_sq[-1] < 1e-16
+    assert np.linalg.norm(res.x_bar - xs) < 1e-6

@@ -50,9 +50,10 @@ Extra oracles (beyond the protocol of :mod:`fedcomp.problems.base`)::
     h_value(data, x)                             the regulariser
 
 Sampling from one key: outer sample i uses substreams 2i (a: a = mu_k + sigma1 z) and 2i + 1
-(zbar: etabar = a + (sigma2 / sqrt(m)) z'), d normals each; drawing the mean of m i.i.d. N(a, sigma2^2 I) directly is
-exact in distribution and costs d normals instead of m d (:func:`cond_inner_samples` draws the m
-samples explicitly, for checks). The same key at two points gives the same samples (Acc-FCSG-M's
+(zbar: etabar = a + (sigma2 / sqrt(m)) z'), d normals each; drawing the mean of m i.i.d.
+N(a, sigma2^2 I) samples directly is exact in distribution and costs d normals instead of m d
+(``cond_inner_samples(data, k, key, i, m, a, etas) -> b`` draws the m samples explicitly, for
+distributional checks). The same key at two points gives the same samples (Acc-FCSG-M's
 STORM correction needs this).
 
 The compositional reformulation (protocol oracles g_value, g_vjp, f_grad), used by Local-SCGD(M)

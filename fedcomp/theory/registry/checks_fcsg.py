@@ -7,17 +7,17 @@ K; outer batch b = 1), estimator (3) with inner batch m.
 
 Bias floor (``wu.thm4.1``, ``wu.thm4.4``, ``wu.thm4.7``). The theorems bound the average
 stationarity gap by (rate terms) + C / m. With a constant step size and a long run the gap settles
-at a floor made of the estimator's bias (and a small step-size noise floor); the check measures
-the gap averaged over the last quarter of the run, over seeds, at m = 1, 2, 4, ... and fits its
-exponent in m (predicted <= -1: an upper bound; a faster decay passes and is reported as "not
-tight"). sigma2 = 2 (the paper's largest noise ratio) and m = 4..32 (quick) so that the bias dominates
-the step-size noise floor on the grid (at m = 1, 2 the floor is not yet in its asymptotic regime:
-the local slope of the exact floor is -0.7 there). Next to it the check computes the *exact* bias floor: the stationary point x_m* of
-Phi_m = E[estimator (3)] (found with the exact gradient, no sampling) and ||grad Phi(x_m*)||^2.
-Finding: that exact floor decays like m^-2, not m^-1: for smooth f the bias of f(mean of m
-samples) is O(1/m) in the gradient (second-order Taylor term), so O(1/m^2) in the squared norm;
-the theorems' 2 L_g^2 S_f^2 sigma_g^2 / m bounds ||bias||^2 through S_f E||mean - g|| (first order)
-and loses one power of m.
+at a floor made of the estimator's bias (and a small step-size noise floor); the check measures the
+gap averaged over the last quarter of the run, over seeds, at m = 4, 8, 16, 32 (quick; 4..64 full)
+and fits its exponent in m (predicted <= -1: an upper bound; a faster decay passes and is reported
+as "not tight"). sigma2 = 2 (the paper's largest noise ratio) so that the bias dominates the step-
+size noise floor on the grid (at m = 1, 2 the floor is not yet in its asymptotic regime: the local
+slope of the exact floor is -0.7 there). Next to it the check computes the *exact* bias floor: the
+stationary point x_m* of Phi_m = E[estimator (3)] (found with the exact gradient, no sampling) and
+||grad Phi(x_m*)||^2. Finding: that exact floor decays like m^-2, not m^-1: for smooth f the bias
+of f(mean of m samples) is O(1/m) in the gradient (second-order Taylor term), so O(1/m^2) in the
+squared norm; the theorems' 2 L_g^2 S_f^2 sigma_g^2 / m bounds ||bias||^2 through S_f E||mean - g||
+(first order) and loses one power of m.
 
 Rates (``wu.cor4.2``, ``wu.cor4.5``, ``wu.cor4.8``). The corollaries' schedules as printed,
 with one constant, the smoothness S_F of Phi, set to S_F = 0.5 (an upper bound: the Hessian of

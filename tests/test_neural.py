@@ -439,3 +439,33 @@ def test_outputs_go_to_the_result_store(tmp_path):
     store = ResultStore(tmp_path / "store")
     assert store.finished() == {"neural:e:x:3", "neural:e:y:3"}
     assert len(store.table()) == 4
+
+
+def test_fcsg_m_two_iterations_by_hand():
+    """FCSG-M, Algorithm 1: u_1 from the initial batch, x_1 = x_0 - alpha u_1, u_2 = (1 - beta)
+    u_1 + beta (3)(x_1), x_2 = x_1 - alpha u_2, then (q = 2) x and u averaged."""
+    from fedcomp.neural._core import FlatModel, key_of
+    from fedcomp.neural.algorithms import run
+    from fedcomp.neural.models import LogisticRegression
+    from fedcomp.neural.problems import ClientData, ConditionalAUPRC
+    from fedcomp.rng import base_key
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((20, 3)) for _ in range(2)]
+    ys = [(rng.random(20) < 0.5).astype(np.int64) for _ in range(2)]
+    model = FlatModel(LogisticRegression(3, 1).double())
+    P = ConditionalAUPRC(model, ClientData(xs, ys, dtype=torch.float64), outer_batch=2,
+                         inner_batch=5)
+    x0 = torch.linspace(-0.3, 0.2, P.dim, dtype=torch.float64)
+    alpha, beta = 0.4, 0.3
+    res = run(P, "fcsg-m", 2, alpha, 2, x0=x0, seed=6, beta=beta)
+    base = base_key(6)
+    x2, u2 = [], []
+    for k in range(2):
+        u1 = P.cond_grad(k, x0, key_of(base, k, 0, 1), False)
+        x1 = x0 - alpha * u1
+        u = (1 - beta) * u1 + beta * P.cond_grad(k, x1, key_of(base, k, 1, 0), False)
+        u2.append(u)
+        x2.append(x1 - alpha * u)
+    torch.testing.assert_close(res.x_bar, (x2[0] + x2[1]) / 2)
+    torch.testing.assert_close(res.state.z["u"][1], (u2[0] + u2[1]) / 2)
+    assert res.rounds == 1 and res.floats_sent == 2 * 2 * P.dim

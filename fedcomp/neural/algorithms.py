@@ -5,7 +5,8 @@ estimates, named extra per-client tensors in ``st.z`` (momenta, previous iterate
 variables), server tensors in ``st.s``, BatchNorm statistics ``st.buf`` (K, n_buf) (averaged
 with x at every model round, when the model has any). Each iteration t runs, for every phase,
 ``client(k, t)`` for every client and then ``sync(t, is_round)``, with is_round = (t + 1) % I == 0.
-Samples: zeta_k^t is ``sample_key(base, k, t, 0)``, xi_k^t is ``sample_key(base, k, t, 1)``, the
+Samples: slot 0, ``sample_key(base, k, t, 0)``, is the inner sample (FedDRO's zeta_k^t, the AUC
+paper's xi_t), slot 1 the other one (FedDRO's xi_k^t of h, the AUC paper's zeta_t): the
 simulator's convention, so both backends draw the same minibatches for the same seed.
 
 Global-inner (FedDRO problem (2), :class:`~fedcomp.neural.problems.GlobalCompositional`); the same
@@ -56,8 +57,10 @@ Conditional (FCSG problem (1), :class:`~fedcomp.neural.problems.ConditionalAUPRC
 
 * ``fcsg`` - u_{t+1} = estimator (3) at x_t; ``fcsg-m`` - u_{t+1} = (1 - beta) u_t + beta (3);
   ``acc-fcsg-m`` - u_{t+1} = (3)(x_t) + (1 - beta)(u_t - (3)(x_{t-1})) with the same samples at
-  both points (STORM). x_t = x_{t-1} - alpha u_t; every q iterations u and x are averaged (lines
-  5-8). u_1 from one estimator at x_0 (B = b).
+  both points (STORM), x_{t-1} the point where u_t was formed. x_{t+1} = x_t - alpha u_{t+1};
+  every q iterations u and x are averaged (lines 5-8). u_1 from one estimator at x_0 (B = b,
+  key (k, 0, 1)); S_t = key (k, t, 0). The order and keys are those of
+  :mod:`fedcomp.algorithms.fcsg` (engine iteration t = the paper's t + 1).
 """
 from __future__ import annotations
 
@@ -478,35 +481,45 @@ _register(NeuralAlgorithm("drfl", "Deng et al. (NeurIPS 2020) DRFA, baseline of 
 
 # --- conditional: FCSG --------------------------------------------------------------------
 def _fcsg_init(P, st, c):
+    # line 2: u_1 = estimator (3) at x_0 on the initial batch (key (k, 0, 1), B = b here)
     st.z["u"] = torch.empty_like(st.X)
     for k in range(P.num_clients):
-        st.z["u"][k] = P.cond_grad(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
+        st.z["u"][k] = P.cond_grad(k, st.X[k], c.key(k, 0, 1), c.exact, _buf(st, k))
     st.z["xprev"] = st.X.clone()
 
 
 def _fcsg_client(variant):
     def client(P, st, k, t, c, phase):
-        st.z["xprev"][k] = st.X[k]
+        # engine iteration t is the paper's t + 1: first u_{t+1} from x_t (the current,
+        # post-synchronisation model; at t = 0 u_1 comes from the initialisation), then the
+        # local step x_{t+1} = x_t - alpha u_{t+1}; the sync step averages x and u (lines 5-8).
+        if t > 0:
+            key = c.key(k, t, 0)
+            g = P.cond_grad(k, st.X[k], key, c.exact, _buf(st, k))
+            if variant == "fcsg":
+                st.z["u"][k] = g
+            elif variant == "fcsg-m":
+                b = c.hyper["beta"]
+                st.z["u"][k] = (1 - b) * st.z["u"][k] + b * g
+            else:  # acc-fcsg-m: the same samples S_t at x_t and at x_{t-1}
+                b = c.hyper["beta"]
+                gp = P.cond_grad(k, st.z["xprev"][k], key, c.exact, _buf(st, k))
+                st.z["u"][k] = g + (1 - b) * (st.z["u"][k] - gp)
+            st.z["xprev"][k] = st.X[k]
         st.X[k] -= c.hyper["eta"] * st.z["u"][k]
-        key = c.key(k, t + 1, 0)
-        g = P.cond_grad(k, st.X[k], key, c.exact, _buf(st, k))
-        if variant == "fcsg":
-            st.z["u"][k] = g
-        elif variant == "fcsg-m":
-            b = c.hyper["beta"]
-            st.z["u"][k] = (1 - b) * st.z["u"][k] + b * g
-        else:  # acc-fcsg-m: same samples at x_t and x_{t-1}
-            b = c.hyper["beta"]
-            gp = P.cond_grad(k, st.z["xprev"][k], key, c.exact, _buf(st, k))
-            st.z["u"][k] = g + (1 - b) * (st.z["u"][k] - gp)
     return client
 
 
 def _fcsg_sync(P, st, t, is_round, c, phase):
-    # Lines 5-8 of Algorithms 1-2: at a round the server averages u and x (x_t = mean(x - a u)).
+    # Lines 5-8: at a round u_t = mean u_t^n and x_t = mean (x_{t-1}^n - alpha u_t^n), which is
+    # the mean of the locally stepped models; FCSG uploads x only (u is recomputed from scratch,
+    # as :mod:`fedcomp.algorithms.fcsg` books it), FCSG-M and Acc-FCSG-M upload x and u.
     if is_round:
         st.avg("X")
-        st.avg("u", st.z["u"])
+        if c.hyper.get("beta") is not None:
+            st.avg("u", st.z["u"])
+        else:
+            st.z["u"][:] = st.z["u"].mean(0, keepdim=True)
         st.model_round()
 
 

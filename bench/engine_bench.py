@@ -43,7 +43,10 @@ Compile time is measured apart (first call; for the engine ``compile_seconds``, 
 from the disk cache when the pair was compiled before). Repetitions are interleaved (engine, hand,
 numpy, engine, ...) and the table reports medians. Rates are client-steps (K * T) per CPU second
 of the running thread (``time.thread_time``): the machine is shared, and wall time mostly measures
-the other tenants; the wall-clock ratios are printed beside them. Read the ratios.
+the other tenants; the wall-clock ratios are printed beside them. Read the ratios. A last section
+compares ``fedcomp.simulate_many`` (4 seeds in numba threads) with ``simulate`` on the same
+number of client-steps: per process-CPU second (the threaded runner's per-core efficiency) and in
+wall time.
 
 ``--inline-steps`` previews a proposed change to :mod:`fedcomp.engine.build` (not applied there):
 the generated module compiles the algorithm's steps and helpers with ``inline="always"`` so that
@@ -54,7 +57,6 @@ generated source; it changes no result (the correctness checks run under it too)
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import platform
 import statistics

@@ -13,6 +13,10 @@ Every generated function is compiled with ``error_model="numpy"``: a division by
 NaN, which the loop reports as divergence (``diverged_at``), instead of raising out of compiled
 code. Problem kernels must use the same error model (they are compiled separately).
 
+Steps and helpers are compiled with ``inline="always"``: a client step then becomes one block of
+code in the loop, without call boundaries whose argument passing and reference counting cost more
+than the arithmetic of small problems (bench/engine_bench.py, docs/bench.md).
+
 Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 ``~/.cache/fedcomp``.
 """
@@ -72,10 +76,12 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
         parts.append(_fn_source(fn))
     bind = []
     for fn in alg.helpers:
-        bind.append(f"{fn.__name__} = nb.njit(cache=True, error_model='numpy')({fn.__name__})")
+        bind.append(f"{fn.__name__} = nb.njit(cache=True, error_model='numpy', inline='always')"
+                    f"({fn.__name__})")
     for role, fn in (("init_step", alg.init_step), ("client_step", alg.client_step),
                      ("sync_step", alg.sync_step)):
-        bind.append(f"{role} = nb.njit(cache=True, error_model='numpy')({fn.__name__})")
+        bind.append(f"{role} = nb.njit(cache=True, error_model='numpy', inline='always')"
+                    f"({fn.__name__})")
     loop_src = "\n\n".join(_fn_source(f) for f in
                            (_loop.record_metrics, _loop.run_one, _loop.run_many))
     return "\n".join([

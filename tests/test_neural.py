@@ -469,3 +469,13 @@ def test_fcsg_m_two_iterations_by_hand():
     torch.testing.assert_close(res.x_bar, (x2[0] + x2[1]) / 2)
     torch.testing.assert_close(res.state.z["u"][1], (u2[0] + u2[1]) / 2)
     assert res.rounds == 1 and res.floats_sent == 2 * 2 * P.dim
+
+
+def test_binary_loss_accepts_zero_one_and_pm_one_labels():
+    from fedcomp.neural.problems import sample_loss
+    out = torch.tensor([[0.5], [-1.0], [2.0]], dtype=torch.float64)
+    a = sample_loss(out, torch.tensor([1, 0, 0]))
+    b = sample_loss(out, torch.tensor([1.0, -1.0, -1.0]))
+    torch.testing.assert_close(a, b)
+    torch.testing.assert_close(a, torch.log1p(torch.exp(torch.tensor([-0.5, -1.0, 2.0],
+                                                                     dtype=torch.float64))))

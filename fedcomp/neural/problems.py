@@ -139,10 +139,12 @@ class GlobalCompositional:
 
 
 def sample_loss(outputs, targets):
-    """Per-sample training loss: logistic with labels in {-1, +1} for one output column (the
-    simulator's softplus(-s a.x)), else cross-entropy over the classes."""
+    """Per-sample training loss: logistic for one output column (the simulator's
+    softplus(-s a.x), labels s = +1 for a positive target and -1 otherwise, so that both {-1, +1}
+    and {0, 1} labels work), else cross-entropy over the classes."""
     if outputs.shape[1] == 1:
-        return F.softplus(-targets.to(outputs.dtype) * outputs[:, 0])
+        s = torch.where(targets > 0, 1.0, -1.0).to(outputs.dtype)
+        return F.softplus(-s * outputs[:, 0])
     return F.cross_entropy(outputs, targets, reduction="none")
 
 

@@ -48,11 +48,9 @@ compares ``fedcomp.simulate_many`` (4 seeds in numba threads) with ``simulate`` 
 number of client-steps: per process-CPU second (the threaded runner's per-core efficiency) and in
 wall time.
 
-``--inline-steps`` previews a proposed change to :mod:`fedcomp.engine.build` (not applied there):
-the generated module compiles the algorithm's steps and helpers with ``inline="always"`` so that
-one client step is one block of code without call boundaries (patch:
-bench/proposed-build-inline.patch). The bench applies it in this process only, by rewriting the
-generated source; it changes no result (the correctness checks run under it too).
+Since commit eb9aec6 the engine compiles the algorithm's steps and helpers with
+``inline="always"`` (:mod:`fedcomp.engine.build`), the change this bench motivated: one client
+step is one block of code without call boundaries.
 """
 from __future__ import annotations
 
@@ -519,40 +517,12 @@ def measure_many(w: Workload, reps: int, n_seeds: int = 4):
 TARGETS = {"lq-d10": 10.0, "ce-d2": 50.0}
 
 
-def inline_steps_in_generated_source():
-    """Preview of bench/proposed-build-inline.patch: steps and helpers get inline="always"."""
-    import re
-
-    from fedcomp.engine import build
-
-    orig = build.generate_source
-    if getattr(orig, "_bench_inline", False):
-        return
-    loop_fns = ("record_metrics", "run_one", "run_many")
-
-    def generate_source(alg, kernels):
-        out = []
-        for line in orig(alg, kernels).split("\n"):
-            m = re.match(r"^(\w+) = nb\.njit\(", line)
-            if m and m.group(1) not in loop_fns and "inline=" not in line:
-                line = line.replace("nb.njit(", "nb.njit(inline='always', ", 1)
-            out.append(line)
-        return "\n".join(out)
-
-    generate_source._bench_inline = True
-    build.generate_source = generate_source
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs, fewer repetitions")
     ap.add_argument("--reps", type=int, default=None, help="interleaved repetitions")
     ap.add_argument("--only", default=None, help="comma-separated workload names")
-    ap.add_argument("--inline-steps", action="store_true",
-                    help="preview bench/proposed-build-inline.patch in this process")
     args = ap.parse_args(argv)
-    if args.inline_steps:
-        inline_steps_in_generated_source()
     reps = args.reps or (3 if args.quick else 7)
     wls = workloads(args.quick)
     if args.only:
@@ -560,8 +530,7 @@ def main(argv=None):
         wls = [w for w in wls if w.name in keep]
     print(f"fedcomp engine benchmark: python {platform.python_version()}, numpy {np.__version__}, "
           f"numba {nb.__version__}, {os.cpu_count()} cores, "
-          f"{'quick' if args.quick else 'full'}, {reps} interleaved repetitions, medians"
-          f"{', steps inlined (--inline-steps)' if args.inline_steps else ''}")
+          f"{'quick' if args.quick else 'full'}, {reps} interleaved repetitions, medians")
     print("FedDRO, metrics recorded only at t=0 and t=T (record_every=T); "
           "client-steps/s = K*T/CPU seconds of the run\n")
     rows = []

@@ -70,6 +70,9 @@ import math
 import numba as nb
 import numpy as np
 
+from fedcomp.problems._logistic import sigmoid as _sigmoid  # noqa: E402
+from fedcomp.problems._logistic import softplus as _softplus  # noqa: E402
+
 from fedcomp.rng import add_normal, substream
 
 HAS_H = True
@@ -80,21 +83,6 @@ _INV_SQRT2PI = 1.0 / math.sqrt(2.0 * math.pi)
 # (panels) instead of Gauss-Hermite in the standardised variable: the logistic functions vary on
 # scale 1/s in the standardised variable, which Gauss-Hermite resolves only for moderate s.
 _S_SWITCH = 1.0
-
-
-@nb.njit(cache=True, inline="always")
-def _softplus(z):
-    if z > 0.0:
-        return z + np.log1p(np.exp(-z))
-    return np.log1p(np.exp(z))
-
-
-@nb.njit(cache=True, inline="always")
-def _sigmoid(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + np.exp(-z))
-    e = np.exp(z)
-    return e / (1.0 + e)
 
 
 @nb.njit(cache=True, inline="always")

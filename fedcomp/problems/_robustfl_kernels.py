@@ -34,25 +34,13 @@ estimate for this family).
 import numba as nb
 import numpy as np
 
+from fedcomp.problems._logistic import sigmoid as _sigmoid  # noqa: E402
+from fedcomp.problems._logistic import softplus as _softplus  # noqa: E402
+
 from fedcomp.rng import randint
 
 HAS_H = False
 LOCAL_INNER = True
-
-
-@nb.njit(cache=True, inline="always")
-def _softplus(z):
-    if z > 0.0:
-        return z + np.log1p(np.exp(-z))
-    return np.log1p(np.exp(z))
-
-
-@nb.njit(cache=True, inline="always")
-def _sigmoid(z):
-    if z >= 0.0:
-        return 1.0 / (1.0 + np.exp(-z))
-    e = np.exp(z)
-    return e / (1.0 + e)
 
 
 @nb.njit(cache=True, inline="always")

@@ -1,7 +1,7 @@
 """Exact round maps of FedAvg-type algorithms on linear-quadratic problems.
 
 On g_k(x) = A_k x + b_k with f(y) = 0.5 ||y||^2 (grad f(y) = y) and exact oracles, one iteration of
-fedavg-case1/case2/modified and feddro is an affine map of the state
+fedavg-case1/case2/modified, feddro and feddro-literal is an affine map of the state
 s = (x_1, ..., x_K, y_1, ..., y_K), so one communication round (I iterations and the sync) is an
 affine map s -> R s + r, and the limit of the run is its fixed point, computed exactly by one
 linear solve. The maps are built as homogeneous matrices ((n+1) x (n+1), last coordinate 1) from
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-ALGORITHMS = ("fedavg-case1", "fedavg-case2", "fedavg-modified", "feddro")
+ALGORITHMS = ("fedavg-case1", "fedavg-case2", "fedavg-modified", "feddro", "feddro-literal")
 
 
 class _Backend:
@@ -60,7 +60,7 @@ def _step_matrices(A, b, eta, beta, alg, be: _Backend):
     for k in range(K):
         for i in range(dg):
             r = _yi(K, d, dg, k, i)
-            if alg == "feddro":
+            if alg == "feddro-literal":
                 # y <- (1-beta)(y - A x_old - b) + A x_new + b, x_new = x_old - eta A^T y
                 U[r, r] = 1 - beta
                 for j in range(d):
@@ -71,7 +71,7 @@ def _step_matrices(A, b, eta, beta, alg, be: _Backend):
                 for j in range(d):
                     U[r, _xi(k, d, j)] = A[k][i][j]
                 U[r, n] = b[k][i]
-    if alg == "feddro":
+    if alg == "feddro-literal":
         # x_new enters through y_new: y <- ... + A (x_old - eta A^T y); compose explicitly
         return U_feddro(A, b, eta, beta, be)
     return U * G if be.symbolic else U @ G
@@ -136,7 +136,11 @@ def round_map(A, b, eta, I, alg, beta=None, symbolic=False):
     K, dg, d = _layout(A)
     mul = (lambda P, Q: P * Q) if symbolic else (lambda P, Q: P @ Q)
     step = _step_matrices(A, b, eta, beta, alg, be)
-    if alg in ("fedavg-modified", "feddro"):
+    if alg == "feddro":
+        # With exact oracles and ybar^0 = mean g_k(x^0), (8) anchored at each client's own previous
+        # iterate keeps ybar = mean_k g_k(x_k) exactly: the round map is fedavg-modified's.
+        alg = "fedavg-modified"
+    if alg in ("fedavg-modified", "feddro-literal"):
         step = mul(_avg(K, d, dg, "y", be), step)
     R = be.eye(K * (d + dg) + 1)
     for _ in range(I):

@@ -192,16 +192,20 @@ def _fedavg_mod_sync(P, st, t, is_round, c, phase):
 
 def _feddro_init(P, st, c):
     _init_inner_mean(P, st, c)
+    st.z["xanchor"] = st.X.clone()  # (8)'s anchor: the client's own previous iterate
 
 
 def _feddro_client(P, st, k, t, c, phase):
+    # as fedcomp.algorithms.feddro: (8) subtracts g_k at the client's own previous iterate
+    # (before any averaging), not at the averaged model
     x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
-    xp = x.clone()
+    xp = st.z["xanchor"][k].clone()
     x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
     key = c.key(k, t + 1, 0)
     ga = P.g_value(k, xp, key, c.exact, _buf(st, k))
     gb = P.g_value(k, x, key, c.exact, _buf(st, k))
     st.Y[k] = (1.0 - beta) * (y - ga) + gb
+    st.z["xanchor"][k] = x.detach().clone()
 
 
 def _dsfeddro_init(P, st, c):

@@ -8,8 +8,8 @@ bound are present):
   function of radius 20, heterogeneity 1, oracle noise sigma = 1; Phi is the same for every K.
   Its minimiser has g(x*) = 0 (Abar has full row rank), so grad f(g(x*)) = 0.
 * ``lq-residual``: the same family with d = 4, d_g = 8: g(x*) != 0, the generic case (T grid at
-  K = K0 only). FedDRO's literal estimator has an O(1) bias here (see :func:`bias_probe` and
-  docs/verify.md); modified FedAvg does not.
+  K = K0 only). FedDRO read literally (``feddro-literal``) has an O(1) bias here (see
+  :func:`bias_probe` and docs/verify.md); ``feddro`` (anchored) and modified FedAvg do not.
 * ``kl``: :meth:`fedcomp.problems.KLDRO.synthetic` -- KL-regularised DRO logistic regression,
   lambda = 1, d = 10, 100 samples per client, feature shift 1, label imbalance 1, minibatch 4
   (the noise is the minibatch sampling). Its data change with K, so only exponents in T are
@@ -189,8 +189,10 @@ def check_thm43(profile: str, out_dir: Path) -> CheckResult:
         p2, i2 = _rate_parts(summary, "FedDRO", P, with_k=False, problem=label)
         parts += p2
         info.update(i2)
-    probe = bias_probe(_lq(4, 8)(P["K0"]))
-    info["deterministic_bias_probe_LQ_residual"] = probe
+    from fedcomp.algorithms import names
+    probes = {a: bias_probe(_lq(4, 8)(P["K0"]), algorithm=a)
+              for a in ("feddro", "feddro-literal") if a in names()}
+    info["deterministic_bias_probe_LQ_residual"] = probes
     figs = [
         _fig_rate(lq, out_dir, "khanduri.thm4.3", "lq-T", "T", {"K": P["K0"]},
                   "FedDRO (Thm 4.3), LQ d=10, d_g=5 (g(x*) = 0), noisy heterogeneous clients"),
@@ -201,15 +203,17 @@ def check_thm43(profile: str, out_dir: Path) -> CheckResult:
         _fig_rate(kl, out_dir, "khanduri.thm4.3", "kl-T", "T", {"K": P["K0"]},
                   "FedDRO (Thm 4.3), KL-DRO logistic regression"),
     ]
-    g = [r["grad_norm_sq"] for r in probe["runs"]]
-    note = (f"; deterministic probe on LQ d=4, d_g=8 (exact oracles, I=1, beta=eta): final "
-            f"||grad Phi||^2 = {g[0]:.3g} at eta={probe['runs'][0]['eta']}, {g[1]:.3g} at "
-            f"eta={probe['runs'][1]['eta']} (a bias that vanished with eta would shrink ~16x)")
+    note = "; deterministic probe on LQ d=4, d_g=8 (exact oracles, I=1, beta=eta), final " \
+           "||grad Phi||^2 (a bias that vanished with eta would shrink ~16x):"
+    for a, probe in probes.items():
+        note += " " + a + ": " + ", ".join(f"{r['grad_norm_sq']:.3g} at eta={r['eta']}"
+                                          for r in probe["runs"]) + ";"
     return _result(parts, {"T_exponent": "<= -0.5", "K_exponent": "<= -0.5"}, info, figs,
                    _diverged(lq) + _diverged(res) + _diverged(kl) + note)
 
 
-def bias_probe(problem_args: dict, etas=(0.02, 0.005), horizon: float = 40.0) -> dict:
+def bias_probe(problem_args: dict, etas=(0.02, 0.005), horizon: float = 40.0,
+               algorithm: str = "feddro") -> dict:
     """FedDRO with exact oracles, I = 1 and beta = eta, run to T = horizon / eta: the final
     ||grad Phi(xbar)||^2 and inner-estimate error for each eta. An algorithm whose fixed point
     approaches a stationary point as eta -> 0 shows a final value that shrinks with eta (like
@@ -220,11 +224,11 @@ def bias_probe(problem_args: dict, etas=(0.02, 0.005), horizon: float = 40.0) ->
     runs = []
     for eta in etas:
         T = int(round(horizon / eta))
-        r = fedcomp.simulate(p, "feddro", iterations=T, eta=eta, local_steps=1,
+        r = fedcomp.simulate(p, algorithm, iterations=T, eta=eta, local_steps=1,
                              beta=min(1.0, eta), stochastic=False, record_every=T)
         runs.append({"eta": eta, "T": T, "grad_norm_sq": float(r.grad_norm_sq[-1]),
                      "inner_error": float(r.inner_error[-1])})
-    return {"problem": problem_args, "runs": runs}
+    return {"problem": problem_args, "algorithm": algorithm, "runs": runs}
 
 
 def _fig_rate(summary, out_dir, claim, what, over, fixed, title):

@@ -46,9 +46,10 @@ def _yi(K, d, dg, k, i):
 
 def _step_matrices(A, b, eta, beta, alg, be: _Backend):
     """Homogeneous matrices of one iteration's local part (client steps) for `alg`."""
+    if alg == "feddro-literal":
+        return U_feddro(A, b, eta, beta, be)
     K, dg, d = _layout(A)
     n = K * (d + dg)
-    M = be.eye(n + 1)
     # x_k <- x_k - eta A_k^T y_k  (the gradient (6)/(7) with grad f(y) = y)
     G = be.eye(n + 1)
     for k in range(K):
@@ -60,24 +61,16 @@ def _step_matrices(A, b, eta, beta, alg, be: _Backend):
     for k in range(K):
         for i in range(dg):
             r = _yi(K, d, dg, k, i)
-            if alg == "feddro-literal":
-                # y <- (1-beta)(y - A x_old - b) + A x_new + b, x_new = x_old - eta A^T y
-                U[r, r] = 1 - beta
-                for j in range(d):
-                    U[r, _xi(k, d, j)] = -(1 - beta) * A[k][i][j]
-                U[r, n] = beta * b[k][i]
-            else:
-                U[r, r] = 0
-                for j in range(d):
-                    U[r, _xi(k, d, j)] = A[k][i][j]
-                U[r, n] = b[k][i]
-    if alg == "feddro-literal":
-        # x_new enters through y_new: y <- ... + A (x_old - eta A^T y); compose explicitly
-        return U_feddro(A, b, eta, beta, be)
+            U[r, r] = 0
+            for j in range(d):
+                U[r, _xi(k, d, j)] = A[k][i][j]
+            U[r, n] = b[k][i]
     return U * G if be.symbolic else U @ G
 
 
 def U_feddro(A, b, eta, beta, be):
+    """One iteration of feddro-literal: x_new = x - eta A^T y and (8) anchored at x_old, i.e.
+    y_new = (1-beta)(y - A x_old - b) + A x_new + b (x_new enters through y_new)."""
     K, dg, d = _layout(A)
     n = K * (d + dg)
     M = be.eye(n + 1)

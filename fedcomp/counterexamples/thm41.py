@@ -159,13 +159,11 @@ def _orbit_max_y(A, b, eta, I, alg, rounds):
     s[-1] = 1.0
     ybar0 = b.mean(axis=0)
     s[K * d:n] = np.tile(ybar0, K)
-    R = affine.round_map(A, b, eta, 1, alg, _hyper(alg).get("beta"))  # I = 1 map: one step + sync
     step = affine.round_map(A, b, eta, I, alg, _hyper(alg).get("beta"))
     worst = np.abs(s[K * d:n]).max()
     for _ in range(rounds):
         s = step @ s
         worst = max(worst, np.abs(s[K * d:n]).max())
-    del R
     return float(worst * math.sqrt(dg))
 
 

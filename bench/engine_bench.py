@@ -77,6 +77,31 @@ from fedcomp.rng import add_normal, randint, sample_key, substream  # noqa: E402
 # --------------------------------------------------------------------------------------------
 
 
+@nb.njit(cache=False, inline="always")
+def _hand_average_rows(X):
+    """Every row of X becomes the mean of the rows (the model averaging of a round)."""
+    K, d = X.shape
+    for j in range(d):
+        s = 0.0
+        for k in range(K):
+            s += X[k, j]
+        s /= K
+        for k in range(K):
+            X[k, j] = s
+
+
+@nb.njit(cache=False, inline="always")
+def _hand_mean_rows(X):
+    K, d = X.shape
+    xbar = np.empty(d)
+    for j in range(d):
+        s = 0.0
+        for k in range(K):
+            s += X[k, j]
+        xbar[j] = s / K
+    return xbar
+
+
 @nb.njit(cache=False)
 def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
     """FedDRO on LinearQuadratic; returns (final average model, diverged_at or -1)."""
@@ -84,13 +109,14 @@ def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
     stoch = (not exact) and noise > 0.0
     X = np.empty((K, d))
     Y = np.empty((K, dg))
-    xp = np.empty(d)
+    XA = np.empty((K, d))  # (8)'s anchor: each client's own previous iterate (before averaging)
     v = np.empty(dg)
     gx = np.empty(d)
     e = np.zeros(dg)
     for k in range(K):
         for j in range(d):
             X[k, j] = x0[j]
+            XA[k, j] = x0[j]
         for i in range(dg):
             s = b[k, i]
             for j in range(d):
@@ -129,7 +155,6 @@ def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
                     nv += v[i] * v[i]
                 add_normal(substream(sample_key(base, k, t, 0), 1), noise * np.sqrt(nv), gx)
             for j in range(d):
-                xp[j] = X[k, j]
                 X[k, j] -= eta * gx[j]
                 if not np.isfinite(X[k, j]):
                     finite = False
@@ -142,12 +167,14 @@ def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
                 sa = b[k, i]
                 sb = b[k, i]
                 for j in range(d):
-                    sa += A[k, i, j] * xp[j]
+                    sa += A[k, i, j] * XA[k, j]
                     sb += A[k, i, j] * X[k, j]
                 if stoch:
                     sa += noise * e[i]
                     sb += noise * e[i]
                 Y[k, i] = (1.0 - beta) * (Y[k, i] - sa) + sb
+            for j in range(d):
+                XA[k, j] = X[k, j]
         for i in range(dg):
             s = 0.0
             for k in range(K):
@@ -158,23 +185,11 @@ def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
             for k in range(K):
                 Y[k, i] = s
         if (t + 1) % I == 0:
-            for j in range(d):
-                s = 0.0
-                for k in range(K):
-                    s += X[k, j]
-                s /= K
-                for k in range(K):
-                    X[k, j] = s
+            _hand_average_rows(X)
         if not finite:
             diverged = t + 1
             break
-    xbar = np.empty(d)
-    for j in range(d):
-        s = 0.0
-        for k in range(K):
-            s += X[k, j]
-        xbar[j] = s / K
-    return xbar, diverged
+    return _hand_mean_rows(X), diverged
 
 
 @nb.njit(cache=False, inline="always")
@@ -202,11 +217,12 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
     d = x0.shape[0]
     X = np.empty((K, d))
     Y = np.empty(K)
-    xp = np.empty(d)
+    XA = np.empty((K, d))  # (8)'s anchor: each client's own previous iterate (before averaging)
     gx = np.empty(d)
     for k in range(K):
         for j in range(d):
             X[k, j] = x0[j]
+            XA[k, j] = x0[j]
         m_k = off[k + 1] - off[k]
         n = m_k if exact else batch
         key = sample_key(base, k, 0, 0)
@@ -237,7 +253,6 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
                 for j in range(d):
                     gx[j] += w * F[i, j]
             for j in range(d):
-                xp[j] = X[k, j]
                 X[k, j] -= eta * gx[j]
                 if not np.isfinite(X[k, j]):
                     finite = False
@@ -246,13 +261,15 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
             sb = 0.0
             for jj in range(n):
                 i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                la, _ = _loss_slope(F, L, i, xp)
+                la, _ = _loss_slope(F, L, i, XA[k])
                 sa += np.exp((la - shift) / lam)
             for jj in range(n):
                 i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
                 lb, _ = _loss_slope(F, L, i, X[k])
                 sb += np.exp((lb - shift) / lam)
             Y[k] = (1.0 - beta) * (ybar - sa / n) + sb / n
+            for j in range(d):
+                XA[k, j] = X[k, j]
         s = 0.0
         for k in range(K):
             s += Y[k]
@@ -260,23 +277,11 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
         if not np.isfinite(ybar):
             finite = False
         if (t + 1) % I == 0:
-            for j in range(d):
-                s = 0.0
-                for k in range(K):
-                    s += X[k, j]
-                s /= K
-                for k in range(K):
-                    X[k, j] = s
+            _hand_average_rows(X)
         if not finite:
             diverged = t + 1
             break
-    xbar = np.empty(d)
-    for j in range(d):
-        s = 0.0
-        for k in range(K):
-            s += X[k, j]
-        xbar[j] = s / K
-    return xbar, diverged
+    return _hand_mean_rows(X), diverged
 
 
 # --------------------------------------------------------------------------------------------
@@ -294,6 +299,7 @@ def numpy_feddro_lq(A, b, noise, R, x0, T, I, eta, beta, exact, gen):
         Y += noise * gen.standard_normal((K, dg))
     Y[:] = Y.mean(axis=0)
     At = A.transpose(0, 2, 1)
+    Xa = X.copy()
     for t in range(T):
         n = np.sqrt(np.einsum("ki,ki->k", Y, Y))
         c = np.where(n <= R, 1.0, R / np.maximum(n, 1e-300))
@@ -301,9 +307,8 @@ def numpy_feddro_lq(A, b, noise, R, x0, T, I, eta, beta, exact, gen):
         GX = np.matmul(At, V[:, :, None])[:, :, 0]           # A_k^T v_k
         if stoch:
             GX += (noise * np.linalg.norm(V, axis=1))[:, None] * gen.standard_normal((K, d))
-        Xp = X
         X = X - eta * GX
-        GA = np.matmul(A, Xp[:, :, None])[:, :, 0] + b
+        GA = np.matmul(A, Xa[:, :, None])[:, :, 0] + b
         GB = np.matmul(A, X[:, :, None])[:, :, 0] + b
         if stoch:                                            # one sample, two points
             E = noise * gen.standard_normal((K, dg))
@@ -311,6 +316,7 @@ def numpy_feddro_lq(A, b, noise, R, x0, T, I, eta, beta, exact, gen):
             GB += E
         Y = (1.0 - beta) * (Y - GA) + GB
         Y[:] = Y.mean(axis=0)
+        Xa = X.copy()  # (8)'s anchor: the clients' own iterates, before averaging
         if (t + 1) % I == 0:
             X[:] = X.mean(axis=0)
         if not (np.isfinite(X).all() and np.isfinite(Y).all()):
@@ -354,15 +360,16 @@ def numpy_feddro_kl(F, L, off, lam, shift, batch, x0, T, I, eta, beta, exact, ge
 
     idx = rows()
     ybar = g_and_vjp(X, idx)[0].mean()
+    Xa = X.copy()
     for t in range(T):
         v = np.full(K, lam / ybar)                            # grad f(ybar), f = lam log + shift
         _, GX = g_and_vjp(X, idx, v)
-        Xp = X
         X = X - eta * GX
         idx = rows()                                          # zeta^{t+1}: used by (8) and (7)
-        ga = g_and_vjp(Xp, idx)[0]
+        ga = g_and_vjp(Xa, idx)[0]
         gb = g_and_vjp(X, idx)[0]
         ybar = ((1.0 - beta) * (ybar - ga) + gb).mean()
+        Xa = X.copy()  # (8)'s anchor: the clients' own iterates, before averaging
         if (t + 1) % I == 0:
             X[:] = X.mean(axis=0)
         if not (np.isfinite(X).all() and np.isfinite(ybar)):

@@ -134,3 +134,29 @@ def test_noise_makes_oracles_unbiased():
     assert np.all(np.abs(jv.mean(0) - p.A[1].T @ v) < 5 * se * np.linalg.norm(v))
     assert np.allclose(vals.std(0), 0.5, rtol=0.1)
     assert np.allclose(jv.std(0), 0.5 * np.linalg.norm(v), rtol=0.1)
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 2), noise=st.sampled_from([0.0, 0.3]),
+       exact=st.booleans())
+@settings(max_examples=20)
+def test_two_point_oracle_is_two_one_point_calls(seed, k, noise, exact):
+    """The optional oracle g_value2 (FedDRO (8): one sample at two points) equals two g_value
+    calls with the same key, bit for bit: LinearQuadratic's own version (one noise draw) and the
+    engine's pasted default (engine.defaults), here on KL-DRO."""
+    from fedcomp.algorithms import get
+    from fedcomp.engine.build import kernel_module
+    from fedcomp.rng import base_key, sample_key
+    rng = np.random.default_rng(seed)
+    key = np.uint64(sample_key(base_key(seed), k, 7, 0))
+    lq = fedcomp.problems.LinearQuadratic.random(3, 4, 5, noise=noise, seed=seed % 1000)
+    kl = fedcomp.problems.KLDRO.synthetic(dim=4, num_clients=3, batch_size=5, seed=seed % 1000)
+    assert hasattr(lq.kernel_module, "g_value2") and not hasattr(kl.kernel_module, "g_value2")
+    for p, g2 in ((lq, lq.kernel_module.g_value2),
+                  (kl, kernel_module(get("feddro"), kl.kernels).g_value2)):
+        x1, x2 = rng.normal(size=(2, p.dim))
+        a, b = np.empty(p.inner_dim), np.empty(p.inner_dim)
+        g2(p.data, k, x1, x2, key, exact, a, b)
+        ra, rb = np.empty(p.inner_dim), np.empty(p.inner_dim)
+        p.kernel_module.g_value(p.data, k, x1, key, exact, ra)
+        p.kernel_module.g_value(p.data, k, x2, key, exact, rb)
+        assert np.array_equal(a, ra) and np.array_equal(b, rb)

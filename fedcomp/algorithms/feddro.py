@@ -58,9 +58,7 @@ def feddro_init_anchor(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
 
 def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
     """(8): y <- (1 - beta)(y - g_k(xp; zeta^{t+1})) + g_k(x; zeta^{t+1}), one sample."""
-    key = sample_key(base, k, t + 1, 0)
-    g_value(data, k, xp, key, exact, ga)
-    g_value(data, k, x, key, exact, gb)
+    g_value2(data, k, xp, x, sample_key(base, k, t + 1, 0), exact, ga, gb)
     for i in range(y.shape[0]):
         y[i] = (1.0 - beta) * (y[i] - ga[i]) + gb[i]
 

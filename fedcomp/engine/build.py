@@ -17,6 +17,9 @@ Steps and helpers are compiled with ``inline="always"``: a client step then beco
 code in the loop, without call boundaries whose argument passing and reference counting cost more
 than the arithmetic of small problems (bench/engine_bench.py, docs/bench.md).
 
+Optional oracles of the kernel protocol (``g_value2``) that a problem's kernel module does not
+define are pasted from :mod:`fedcomp.engine.defaults` (built from the required oracles).
+
 Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 ``~/.cache/fedcomp``.
 """
@@ -35,11 +38,13 @@ from pathlib import Path
 import numba
 
 from fedcomp.algorithms.base import Algorithm
+from fedcomp.engine import defaults as _defaults
 from fedcomp.engine import loop as _loop
 
 _LOADED: dict[str, object] = {}
 _BY_PAIR: dict[tuple, object] = {}
-_DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.rng")
+_DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.engine.defaults",
+                "fedcomp.rng")
 
 
 def cache_dir() -> Path:
@@ -67,7 +72,11 @@ def _fn_source(fn) -> str:
 
 
 def generate_source(alg: Algorithm, kernels: str) -> str:
-    fns = [alg.init_step, alg.client_step, alg.sync_step, *alg.helpers]
+    # Optional oracles the problem does not define get their defaults (engine.defaults), pasted
+    # before the steps and compiled like the helpers.
+    kmod = importlib.import_module(kernels)
+    defaults = [fn for fn in _defaults.OPTIONAL if not hasattr(kmod, fn.__name__)]
+    fns = [*defaults, alg.init_step, alg.client_step, alg.sync_step, *alg.helpers]
     seen, parts = set(), []
     for fn in fns:
         if fn.__name__ in seen:
@@ -75,7 +84,7 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
         seen.add(fn.__name__)
         parts.append(_fn_source(fn))
     bind = []
-    for fn in alg.helpers:
+    for fn in (*defaults, *alg.helpers):
         bind.append(f"{fn.__name__} = nb.njit(cache=True, error_model='numpy', inline='always')"
                     f"({fn.__name__})")
     for role, fn in (("init_step", alg.init_step), ("client_step", alg.client_step),

@@ -4,7 +4,8 @@ data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), 
 
 Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
 (d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
-drawn from substream 0 of the key, so g_value at two points with one key uses the same e. A
+drawn from substream 0 of the key, so g_value at two points with one key uses the same e;
+g_value2 (the protocol's optional two-point oracle) draws that e once for both points. A
 Jacobian-transpose product (A_k + E)^T v is drawn as A_k^T v + s ||v|| z with z ~ N(0, I_d) from
 substream 1: E^T v has exactly this distribution, and drawing it directly costs d normals instead
 of d * d_g. (Two different v with the same key get the same z; no algorithm here applies one
@@ -16,7 +17,7 @@ call overhead is a large share of a client step (bench/engine_bench.py).
 import numba as nb
 import numpy as np
 
-from fedcomp.rng import add_normal, substream
+from fedcomp.rng import add_normal, add_normal2, substream
 
 HAS_H = False
 
@@ -32,6 +33,25 @@ def g_value(data, k, x, key, exact, out):
         out[i] = s
     if not exact and params[0] > 0.0:
         add_normal(substream(key, 0), params[0], out)
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def g_value2(data, k, x1, x2, key, exact, out1, out2):
+    """g_value at x1 and x2 with one sample: the value noise e is drawn once and added to both
+    (the same numbers, bit for bit, as two g_value calls with this key)."""
+    A, b, params = data[0], data[1], data[2]
+    dg, d = A.shape[1], A.shape[2]
+    for i in range(dg):
+        s1 = b[k, i]
+        s2 = s1
+        for j in range(d):
+            a = A[k, i, j]
+            s1 += a * x1[j]
+            s2 += a * x2[j]
+        out1[i] = s1
+        out2[i] = s2
+    if not exact and params[0] > 0.0:
+        add_normal2(substream(key, 0), params[0], out1, out2)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -25,6 +25,14 @@ ignored; outputs are written into ``out``, never allocated)::
     phi_value(data, x) -> float              Phi(x), exact
     phi_grad(data, x, out)                   out (d,) = grad Phi(x), exact
 
+Optional (the engine pastes a default built from the oracles above when the module lacks it,
+:mod:`fedcomp.engine.defaults`)::
+
+    g_value2(data, k, x1, x2, key, exact, out1, out2)
+                                             out1 = g_k(x1; zeta(key)), out2 = g_k(x2; zeta(key)):
+                                             one sample at two points, for FedDRO (8). Default:
+                                             two g_value calls (the sample is drawn twice).
+
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share
 zeta_k^t). Structure flags tell algorithms which problems they apply to:

@@ -1,0 +1,20 @@
+"""Default definitions of the optional oracles of the kernel protocol (:mod:`fedcomp.problems.base`).
+
+These functions are never called from here: :mod:`fedcomp.engine.build` pastes the source of
+each one into a generated module whose problem kernel module does not define that name, where the
+names they call (``g_value``, ...) are the problem's oracles. A problem overrides a default by
+defining the same name in its kernel module, with the same meaning (and, for the bench's and the
+tests' bit-for-bit comparisons, the same floating-point results).
+"""
+
+
+def g_value2(data, k, x1, x2, key, exact, out1, out2):
+    """out1 = g_k(x1; zeta(key)), out2 = g_k(x2; zeta(key)): one sample at two points (FedDRO
+    (8)). The default calls ``g_value`` twice with the same key, which draws the sample twice;
+    a problem can draw it once (LinearQuadratic does)."""
+    g_value(data, k, x1, key, exact, out1)
+    g_value(data, k, x2, key, exact, out2)
+
+
+#: names pasted when the problem's kernel module lacks them, in this order
+OPTIONAL = (g_value2,)

@@ -27,11 +27,11 @@ Implementations:
 * ``hand``: one numba function per problem written for exactly FedDRO on that problem, no
   abstraction (no kernel protocol, no step functions, no tuples of data). It draws its randomness
   from :mod:`fedcomp.rng` with the engine's keys, so it produces the engine's iterates bit for bit;
-  the bench asserts it. Its one specialisation beyond inlining: FedDRO (8) evaluates g_k at two
-  points on one sample, and for LinearQuadratic the loop draws that sample's value noise once and
-  adds it to both values (the engine's kernel protocol evaluates each oracle on its own and so
-  draws it twice). It checks every new iterate for finiteness, as the engine's divergence stop
-  does.
+  the bench asserts it. FedDRO (8) evaluates g_k at two points on one sample; for
+  LinearQuadratic the loop draws that sample's value noise once and adds it to both values, as the
+  engine's LinearQuadratic kernels do through the protocol's optional two-point oracle
+  ``g_value2`` (before it existed, the engine drew the noise twice). It checks every new iterate
+  for finiteness, as the engine's divergence stop does.
 
 Correctness (asserted before timing, so the comparison is apples to apples): the hand loop's final
 average model equals the engine's to 1e-12 (stochastic runs), and the NumPy reference with exact
@@ -46,7 +46,9 @@ of the running thread (``time.thread_time``): the machine is shared, and wall ti
 the other tenants; the wall-clock ratios are printed beside them. Read the ratios. A last section
 compares ``fedcomp.simulate_many`` (4 seeds in numba threads) with ``simulate`` on the same
 number of client-steps: per process-CPU second (the threaded runner's per-core efficiency) and in
-wall time.
+wall time. For the stochastic LinearQuadratic workload, a section "Cost of the noise" times the
+engine and the NumPy reference on the same problem with noise 0 (no normals drawn), interleaved,
+and prints what sampling costs each of them per client-step.
 
 Since commit eb9aec6 the engine compiles the algorithm's steps and helpers with
 ``inline="always"`` (:mod:`fedcomp.engine.build`), the change this bench motivated: one client
@@ -521,6 +523,27 @@ def measure_many(w: Workload, reps: int, n_seeds: int = 4):
     return statistics.median(cpu_r), statistics.median(wall_r)
 
 
+def measure_noise(w: Workload, reps: int):
+    """Nanoseconds (CPU) per client-step of engine and NumPy reference on w's problem with its
+    noise and on a copy with noise 0 (same A, b; the oracles then draw no normals), interleaved:
+    what the sampling costs each implementation. Returns {(impl, noisy): median ns}."""
+    p = w.problem
+    R = float(p.data[2][1])
+    quiet = LinearQuadratic(p.A, p.b, noise=0.0, huber_radius=None if np.isinf(R) else R)
+    w0 = Workload(w.name, w.title, quiet, w.stochastic, w.eta, w.I, w.beta, w.T_engine,
+                  w.T_numpy)
+    runs = {}
+    for noisy, wl in ((True, w), (False, w0)):
+        wl.engine(1)
+        runs[("engine", noisy)] = (wl.T_engine, (lambda wl=wl: wl.engine(wl.T_engine)))
+        runs[("numpy", noisy)] = (wl.T_numpy, (lambda wl=wl: wl.numpy(wl.T_numpy)))
+    ns = {k: [] for k in runs}
+    for _ in range(reps):
+        for key, (T, fn) in runs.items():
+            ns[key].append(_timed(fn)[0] / (w.K * T) * 1e9)
+    return {k: statistics.median(v) for k, v in ns.items()}
+
+
 TARGETS = {"lq-d10": 10.0, "ce-d2": 50.0}
 
 
@@ -570,6 +593,15 @@ def main(argv=None):
     for w, med, ratio, rw, comp, many in rows:
         print(f"  {w.name}: per process-CPU second {many[0]:.2f}x, wall clock {many[1]:.2f}x "
               f"({os.cpu_count()} cores, shared)")
+    for w, *_ in rows:
+        if isinstance(w.problem, LinearQuadratic) and w.stochastic and w.problem.noise > 0:
+            ns = measure_noise(w, reps)
+            print(f"\nCost of the noise, {w.name}: CPU ns per client-step with noise "
+                  f"{w.problem.noise:g} / with noise 0 (same A, b; no normals drawn):")
+            for impl in ("engine", "numpy"):
+                a, b = ns[(impl, True)], ns[(impl, False)]
+                print(f"  {impl:6}: {a:8.0f} / {b:8.0f}  (sampling {a - b:.0f} ns, "
+                      f"{100 * (a - b) / a:.0f}%)")
     print("Targets of issue 2:")
     for w, med, ratio, rw, comp, _ in rows:
         if w.name in TARGETS:

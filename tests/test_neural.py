@@ -48,7 +48,10 @@ def _kl_pair(K=4, m=30, d=5, batch=8, seed=3):
 @pytest.mark.parametrize("stochastic", [False, True])
 @pytest.mark.parametrize("alg,hyper,I", [
     ("feddro", dict(beta=0.3), 3),
+    ("feddro-literal", dict(beta=0.3), 3),
     ("ds-feddro", dict(beta=0.3, server_lr_x=1.3, server_lr_y=1.2), 3),
+    ("local-scgd", dict(beta=0.4), 3),
+    ("local-scgdm", dict(beta=0.4, momentum=0.3), 3),
     ("fedavg-case2", {}, 3),
     ("mbsgd", {}, 1),
 ])
@@ -69,6 +72,17 @@ def test_one_specification_two_backends(alg, hyper, I, stochastic):
     assert neu.floats_sent == sim.floats_sent
     # the exact objective agrees too
     assert math.isclose(P.value(neu.x_bar), p.value(sim.x_bar), rel_tol=1e-9)
+
+
+def test_every_simulator_algorithm_has_a_neural_version():
+    """Issue 6: the neural backend runs the simulator's algorithms, added as they land."""
+    from fedcomp.neural import algorithms as NA
+    assert set(NA.names()) == set(fedcomp.algorithms.names())
+    # the simulator files conditional problems (FCSG (1)) under local-inner, with extra oracles
+    as_sim = {"conditional": "local-inner"}
+    for name in NA.names():
+        s = NA.get(name).structure
+        assert as_sim.get(s, s) in fedcomp.algorithms.get(name).structures, name
 
 
 def test_neural_draws_equal_simulator_draws():

@@ -14,7 +14,14 @@ update rules and interpretations as the simulator modules named:
 
 * ``fedavg-case1``, ``fedavg-case2``, ``fedavg-modified`` - :mod:`fedcomp.algorithms.fedavg`.
 * ``feddro``, ``ds-feddro`` - :mod:`fedcomp.algorithms.feddro` (FedDRO Algorithms 2 and 3).
+* ``feddro-literal`` - FedDRO's (8) anchored at the averaged model, the box read literally
+  (:mod:`fedcomp.algorithms.feddro`: it stalls when beta is proportional to eta).
 * ``mbsgd`` - :mod:`fedcomp.algorithms.mbsgd` (two phases: ybar, then the averaged gradient).
+* ``local-scgd``, ``local-scgdm`` - :mod:`fedcomp.algorithms.local_scgd` (Gao, Li and Huang 2022,
+  the FCSG paper's baselines): moving-average inner state h_k (kept in Y) with weight ``beta``,
+  Local-SCGDM's momentum u with weight ``momentum``; x, h (and u) averaged every I. Only on
+  global-inner problems here (the neural conditional problems have no separate inner and outer
+  oracles for their compositional reformulation).
 
 Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`):
 
@@ -148,6 +155,18 @@ def _buf(st, k):
     return st.buf[k] if st.buf.shape[1] else None
 
 
+def _momentum_sync(names_):
+    def sync(P, st, t, is_round, c, phase):
+        if is_round:
+            for n in names_:
+                if n in ("X", "Y"):
+                    st.avg(n)
+                else:
+                    st.avg(n, st.z[n])
+            st.model_round()
+    return sync
+
+
 def _comp_grad(P, st, k, x, y, kg, kh, c):
     v = P.f_grad(y)
     g = P.g_vjp(k, x, v, kg, c.exact, _buf(st, k))
@@ -195,17 +214,27 @@ def _feddro_init(P, st, c):
     st.z["xanchor"] = st.X.clone()  # (8)'s anchor: the client's own previous iterate
 
 
-def _feddro_client(P, st, k, t, c, phase):
-    # as fedcomp.algorithms.feddro: (8) subtracts g_k at the client's own previous iterate
-    # (before any averaging), not at the averaged model
+def _feddro_step(P, st, k, t, c, xp):
+    """x_k -= eta (7); then (8): y_k <- (1 - beta)(y_k - g_k(xp; zeta)) + g_k(x_k; zeta)."""
     x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
-    xp = st.z["xanchor"][k].clone()
     x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
     key = c.key(k, t + 1, 0)
     ga = P.g_value(k, xp, key, c.exact, _buf(st, k))
     gb = P.g_value(k, x, key, c.exact, _buf(st, k))
     st.Y[k] = (1.0 - beta) * (y - ga) + gb
-    st.z["xanchor"][k] = x.detach().clone()
+
+
+def _feddro_client(P, st, k, t, c, phase):
+    # as fedcomp.algorithms.feddro: (8) subtracts g_k at the client's own previous iterate
+    # (before any averaging), not at the averaged model
+    _feddro_step(P, st, k, t, c, st.z["xanchor"][k].clone())
+    st.z["xanchor"][k] = st.X[k].detach().clone()
+
+
+def _feddro_literal_client(P, st, k, t, c, phase):
+    # feddro-literal: (8) subtracts g_k at the current, possibly just averaged, model (the box
+    # read literally; fedcomp.algorithms.feddro explains why it stalls)
+    _feddro_step(P, st, k, t, c, st.X[k].detach().clone())
 
 
 def _dsfeddro_init(P, st, c):
@@ -258,6 +287,42 @@ def _mbsgd_sync(P, st, t, is_round, c, phase):
         st.model_round()
 
 
+def _scgd_direction(P, st, k, x, h, key, c):
+    """grad g_k(x; xi)^T grad f(h) (+ grad h_k(x; xi)), one sample xi for both (as
+    fedcomp.algorithms.local_scgd.scgd_direction)."""
+    return _comp_grad(P, st, k, x, h, key, key, c)
+
+
+def _local_scgd_init(P, st, c):
+    for k in range(P.num_clients):
+        st.Y[k] = P.g_value(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
+
+
+def _local_scgd_client(P, st, k, t, c, phase):
+    x, beta = st.X[k], c.hyper["beta"]
+    x -= c.hyper["eta"] * _scgd_direction(P, st, k, x, st.Y[k], c.key(k, t, 0), c)
+    gv = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
+    st.Y[k] = (1.0 - beta) * st.Y[k] + beta * gv
+
+
+def _local_scgdm_init(P, st, c):
+    st.z["u"] = torch.empty_like(st.X)
+    for k in range(P.num_clients):
+        key = c.key(k, 0, 0)
+        st.Y[k] = P.g_value(k, st.X[k], key, c.exact, _buf(st, k))
+        st.z["u"][k] = _scgd_direction(P, st, k, st.X[k], st.Y[k], key, c)
+
+
+def _local_scgdm_client(P, st, k, t, c, phase):
+    x, beta, alpha = st.X[k], c.hyper["beta"], c.hyper["momentum"]
+    x -= c.hyper["eta"] * st.z["u"][k]
+    key = c.key(k, t + 1, 0)
+    gv = P.g_value(k, x, key, c.exact, _buf(st, k))
+    st.Y[k] = (1.0 - beta) * st.Y[k] + beta * gv
+    gx = _scgd_direction(P, st, k, x, st.Y[k], key, c)
+    st.z["u"][k] = (1.0 - alpha) * st.z["u"][k] + alpha * gx
+
+
 _FEDDRO = "Khanduri et al., FedDRO paper"
 _register(NeuralAlgorithm("fedavg-case1", _FEDDRO + ", Algorithm 1, Case I", "global-inner",
                           _init_inner_mean, _fedavg_client, _fedavg1_sync))
@@ -267,12 +332,25 @@ _register(NeuralAlgorithm("fedavg-modified", _FEDDRO + ", Theorem 4.2", "global-
                           _init_inner_mean, _fedavg_client, _fedavg_mod_sync))
 _register(NeuralAlgorithm("feddro", _FEDDRO + ", Algorithm 2, eqs. (7)-(8)", "global-inner",
                           _feddro_init, _feddro_client, _fedavg_mod_sync, hyper=("beta",)))
+_register(NeuralAlgorithm("feddro-literal",
+                          _FEDDRO + ", Algorithm 2 read literally (fedcomp.algorithms.feddro)",
+                          "global-inner", _init_inner_mean, _feddro_literal_client,
+                          _fedavg_mod_sync, hyper=("beta",)))
 _register(NeuralAlgorithm("ds-feddro", _FEDDRO + ", Algorithm 3", "global-inner",
                           _dsfeddro_init, _dsfeddro_client, _dsfeddro_sync,
                           hyper=("beta", "server_lr_x", "server_lr_y")))
 _register(NeuralAlgorithm("mbsgd", _FEDDRO + ", section 6 (Ghadimi & Lan 2013)", "global-inner",
                           _noop_init, _mbsgd_client, _mbsgd_sync, n_phases=2,
                           fixed_local_steps=1))
+
+
+_SCGD = ("Gao, Li and Huang (ICML 2022), baselines of Wu et al. (FCSG paper) 5.2; "
+         "fedcomp.algorithms.local_scgd")
+_register(NeuralAlgorithm("local-scgd", "Local-SCGD: " + _SCGD, "global-inner",
+                          _local_scgd_init, _local_scgd_client, _fedavg2_sync, hyper=("beta",)))
+_register(NeuralAlgorithm("local-scgdm", "Local-SCGDM: " + _SCGD, "global-inner",
+                          _local_scgdm_init, _local_scgdm_client,
+                          _momentum_sync(("X", "Y", "u")), hyper=("beta", "momentum")))
 
 
 # --- minimax: AUC ---------------------------------------------------------------------------
@@ -309,18 +387,6 @@ def _scgdam_client(P, st, k, t, c, phase):
     gx = vjp(gz)                                                         # (12), zeta_{t+1}
     st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
     st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
-
-
-def _momentum_sync(names_):
-    def sync(P, st, t, is_round, c, phase):
-        if is_round:
-            for n in names_:
-                if n in ("X", "Y"):
-                    st.avg(n)
-                else:
-                    st.avg(n, st.z[n])
-            st.model_round()
-    return sync
 
 
 def _sgdam_init(P, st, c):
@@ -602,7 +668,7 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
         raise ValueError(f"{algorithm} takes hyperparameters {list(alg.hyper)}; missing "
                          f"{missing}, unknown {unknown}")
     for h, v in hyper.items():
-        hi, hopen = (1.0, False) if h == "beta" else (math.inf, True)
+        hi, hopen = (1.0, False) if h in ("beta", "momentum") else (math.inf, True)
         lopen = h not in ("prox_coef", "stage_rounds", "momentum", "q")
         hyp[h] = V.real_in(h, v, 0.0, hi, low_open=lopen, high_open=hopen)
     K = problem.num_clients

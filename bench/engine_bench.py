@@ -105,9 +105,11 @@ def _hand_mean_rows(X):
 
 
 @nb.njit(cache=False)
-def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
+def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
     """FedDRO on LinearQuadratic; returns (final average model, diverged_at or -1)."""
     K, dg, d = A.shape
+    ga = np.empty(dg)
+    gb = np.empty(dg)
     stoch = (not exact) and noise > 0.0
     X = np.empty((K, d))
     Y = np.empty((K, dg))
@@ -166,11 +168,18 @@ def hand_feddro_lq(A, b, noise, R, x0, base, T, I, eta, beta, exact):
                     e[i] = 0.0
                 add_normal(substream(sample_key(base, k, t + 1, 0), 0), 1.0, e)
             for i in range(dg):
-                sa = b[k, i]
-                sb = b[k, i]
-                for j in range(d):
-                    sa += A[k, i, j] * XA[k, j]
-                    sb += A[k, i, j] * X[k, j]
+                ga[i] = b[k, i]
+                gb[i] = b[k, i]
+            for j in range(d):  # column-wise, through At = A^T (the kernels' layout)
+                xa = XA[k, j]
+                xb = X[k, j]
+                for i in range(dg):
+                    a = At[k, j, i]
+                    ga[i] += a * xa
+                    gb[i] += a * xb
+            for i in range(dg):
+                sa = ga[i]
+                sb = gb[i]
                 if stoch:
                     sa += noise * e[i]
                     sb += noise * e[i]
@@ -408,8 +417,8 @@ class Workload:
         p, base = self.problem, frng.base_key(seed)
         if isinstance(p, LinearQuadratic):
             R = p.data[2][1]
-            return hand_feddro_lq(p.A, p.b, p.noise, R, self.x0, base, T, self.I, self.eta,
-                                  self.beta, not st)
+            return hand_feddro_lq(p.A, p.data[5], p.b, p.noise, R, self.x0, base, T, self.I,
+                                  self.eta, self.beta, not st)
         F, L, off, params = p.data[0], p.data[1], p.data[2], p.data[3]
         return hand_feddro_kl(F, L, off, params[0], params[1], int(params[2]), self.x0, base, T,
                               self.I, self.eta, self.beta, not st)

@@ -1,6 +1,11 @@
 """Kernels of :class:`fedcomp.problems.LinearQuadratic` (protocol in :mod:`fedcomp.problems.base`).
 
-data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,))
+data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,),
+        At (K, d, d_g): A_k^T, contiguous)
+
+The value oracles loop over the columns of A_k (At's rows): each out[i] still sums
+b_k[i] + A_k[i, 0] x[0] + A_k[i, 1] x[1] + ... in that order, so the numbers are those of the
+row-wise loop, but the inner loop runs over independent outputs (no dependent chain of additions).
 
 Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
 (d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
@@ -24,13 +29,14 @@ HAS_H = False
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def g_value(data, k, x, key, exact, out):
-    A, b, params = data[0], data[1], data[2]
-    dg, d = A.shape[1], A.shape[2]
+    b, params, At = data[1], data[2], data[5]
+    d, dg = At.shape[1], At.shape[2]
     for i in range(dg):
-        s = b[k, i]
-        for j in range(d):
-            s += A[k, i, j] * x[j]
-        out[i] = s
+        out[i] = b[k, i]
+    for j in range(d):
+        xj = x[j]
+        for i in range(dg):
+            out[i] += At[k, j, i] * xj
     if not exact and params[0] > 0.0:
         add_normal(substream(key, 0), params[0], out)
 
@@ -39,17 +45,18 @@ def g_value(data, k, x, key, exact, out):
 def g_value2(data, k, x1, x2, key, exact, out1, out2):
     """g_value at x1 and x2 with one sample: the value noise e is drawn once and added to both
     (the same numbers, bit for bit, as two g_value calls with this key)."""
-    A, b, params = data[0], data[1], data[2]
-    dg, d = A.shape[1], A.shape[2]
+    b, params, At = data[1], data[2], data[5]
+    d, dg = At.shape[1], At.shape[2]
     for i in range(dg):
-        s1 = b[k, i]
-        s2 = s1
-        for j in range(d):
-            a = A[k, i, j]
-            s1 += a * x1[j]
-            s2 += a * x2[j]
-        out1[i] = s1
-        out2[i] = s2
+        out1[i] = b[k, i]
+        out2[i] = b[k, i]
+    for j in range(d):
+        x1j = x1[j]
+        x2j = x2[j]
+        for i in range(dg):
+            a = At[k, j, i]
+            out1[i] += a * x1j
+            out2[i] += a * x2j
     if not exact and params[0] > 0.0:
         add_normal2(substream(key, 0), params[0], out1, out2)
 

@@ -52,7 +52,9 @@ class LinearQuadratic(Problem):
         self.huber_radius = huber_radius
         self.Abar = np.ascontiguousarray(A.mean(axis=0))
         self.bbar = np.ascontiguousarray(b.mean(axis=0))
-        self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar)
+        # data[5]: A_k^T (K, d, d_g) contiguous, for the value oracles' column-wise loops
+        self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar,
+                     np.ascontiguousarray(A.transpose(0, 2, 1)))
 
     def describe(self) -> dict:
         out = super().describe()

@@ -180,6 +180,32 @@ def test_auc_loss_optimal_dual():
     assert abs(float(g[0])) < 1e-12
 
 
+@pytest.mark.parametrize("alg,hyper", [
+    ("coda", {}),
+    ("localsgdam", dict(gamma_x=1.0, gamma_y=10.0, beta_x=1.0, beta_y=1.0)),
+    ("localscgdam", dict(gamma_x=1.0, gamma_y=10.0, beta_x=1.0, beta_y=1.0, alpha=1.0)),
+])
+def test_auc_m_projection_of_the_dual(alg, hyper):
+    """dual_floor=-1 (AUC-M, ours): after one iteration each client's dual is the paper's
+    unconstrained step clipped at -1, and the primal step (taken before) is unchanged. From
+    y0 = 5 the dual gradient -2 p (1-p) y0 + 2 mean(p s 1[-] - (1-p) s 1[+]) is about -2.1 +
+    O(1), so a step of 5 lands far below -1."""
+    from fedcomp.neural.algorithms import run
+    P, model = _tiny_auc(rho=0.1)
+    x0 = model.initial_vector() + 0.1
+    y0 = torch.tensor([5.0], dtype=torch.float64)
+    eta = 5.0 if alg == "coda" else 0.5  # dual step 5: eta, or gamma_y eta
+    # one iteration, no round (I = 2): the rows of Y are the clients' own steps
+    free = run(P, alg, 1, eta, 2, x0=x0, y0=y0, stochastic=False, **hyper)
+    assert (free.state.Y < -1).all()
+    P.dual_floor = -1.0
+    proj = run(P, alg, 1, eta, 2, x0=x0, y0=y0, stochastic=False, **hyper)
+    torch.testing.assert_close(proj.state.Y, free.state.Y.clamp(min=-1.0), rtol=0, atol=0)
+    torch.testing.assert_close(proj.state.X, free.state.X, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="dual_floor"):
+        type(P)(P.model, P.data, prior=0.3, dual_floor=float("nan"))
+
+
 def test_fcsg_momentum_one_is_fcsg_and_acc_storm_rule():
     from fedcomp.neural.algorithms import run
     from fedcomp.neural._core import FlatModel

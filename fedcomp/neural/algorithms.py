@@ -364,6 +364,14 @@ def _auc_grads(P, st, k, t, c, compositional: bool):
     return P.outer_grads(k, x, y, c.key(k, t, 1), c.exact)
 
 
+def _project_dual(P, y):
+    """AUC-M's projection of the dual (``AUCMinimax.dual_floor``; a no-op for the paper's (1)
+    and for problems without one, such as the simulator's)."""
+    project = getattr(P, "project_dual", None)
+    if project is not None:
+        project(y)
+
+
 def _scgdam_init(P, st, c):
     st.z["h"] = torch.empty_like(st.X)
     st.z["u"] = torch.empty_like(st.X)
@@ -380,6 +388,7 @@ def _scgdam_client(P, st, k, t, c, phase):
     eta = h["eta"]
     st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]                       # (13)
     st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
+    _project_dual(P, st.Y[k])
     a = h["alpha"] * eta                                                 # (11), xi_{t+1}
     val, vjp = P.inner_linearize(k, st.X[k], c.key(k, t + 1, 0), c.exact)
     st.z["h"][k] = (1 - a) * st.z["h"][k] + a * val
@@ -401,6 +410,7 @@ def _sgdam_client(P, st, k, t, c, phase):
     eta = h["eta"]
     st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]
     st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
+    _project_dual(P, st.Y[k])
     gx, gy = _auc_grads(P, st, k, t + 1, c, False)
     st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
     st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
@@ -418,6 +428,7 @@ def _coda_client(P, st, k, t, c, phase):
         gx = gx + c.hyper["prox_coef"] * (st.X[k] - st.s["ref"])
     st.X[k] -= eta * gx
     st.Y[k] += eta * gy
+    _project_dual(P, st.Y[k])
 
 
 def _coda_sync(P, st, t, is_round, c, phase):

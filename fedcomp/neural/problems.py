@@ -247,15 +247,25 @@ class AUCMinimax:
     product (double backward). ``score="linear"`` scores with the logit itself (the simulator's
     linear scorer h = w^T z of :class:`fedcomp.problems.AUCMinimax`, used by the two-backend
     test); the default ``"sigmoid"`` keeps scores in [0, 1] for deep models (Yuan et al.).
+
+    ``dual_floor`` (default None: the paper's (1), y unconstrained): the minimax algorithms
+    project y onto y >= dual_floor after every dual step (:meth:`project_dual`). With
+    ``dual_floor=-1`` this is the AUC-margin loss of Yuan et al. (2021, LibAUC's AUC-M with
+    margin 1, whose dual alpha' = 1 + y is kept >= 0): a deviation from the paper's (1), ours.
+    For y >= -1 the margin term 2 (1 + y)(...) can never reward reversing the ranking; the
+    maximiser y* = E[s | -] - E[s | +] is below -1 only when the scores' class means are more
+    than 1 apart (possible with the linear score, never with the sigmoid one).
     """
 
     structure = "minimax"
 
     def __init__(self, model: FlatModel, data: ClientData, prior: float, rho: float = 0.1,
-                 batch_size: int = 32, score: str = "sigmoid"):
+                 batch_size: int = 32, score: str = "sigmoid", dual_floor: float | None = None):
         if score not in ("sigmoid", "linear"):
             raise ValueError(f"score must be 'sigmoid' or 'linear', got {score!r}")
         self.score = score
+        self.dual_floor = (None if dual_floor is None
+                           else V.real_in("dual_floor", dual_floor, -math.inf, math.inf))
         self.model, self.data = model, data
         self.prior = V.real_in("prior", prior, 0.0, 1.0)
         self.rho = V.real_in("rho", rho, 0.0, math.inf, low_open=False)
@@ -271,6 +281,11 @@ class AUCMinimax:
                 return o
             o += m
         raise ValueError(f"the AUC model needs a parameter {name!r} (use models.AUCModel)")
+
+    def project_dual(self, y):
+        """y onto {y >= dual_floor}, in place (nothing when dual_floor is None)."""
+        if self.dual_floor is not None:
+            y.clamp_(min=self.dual_floor)
 
     def _ce(self, x, inp, tgt):
         out = self.model(x, inp)[:, 0]

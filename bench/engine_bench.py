@@ -71,37 +71,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fedcomp  # noqa: E402
 from fedcomp import rng as frng  # noqa: E402
 from fedcomp.problems import KLDRO, LinearQuadratic  # noqa: E402
+from fedcomp.engine.prims import avg_rows, mean_rows  # noqa: E402
 from fedcomp.rng import add_normal, randint, sample_key, substream  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Hand-specialised numba loops (FedDRO only). Same floating-point operations in the same order as
 # the engine's kernels (numba does not reassociate without fastmath), hence the same iterates.
 # --------------------------------------------------------------------------------------------
-
-
-@nb.njit(cache=False, inline="always")
-def _hand_average_rows(X):
-    """Every row of X becomes the mean of the rows (the model averaging of a round)."""
-    K, d = X.shape
-    for j in range(d):
-        s = 0.0
-        for k in range(K):
-            s += X[k, j]
-        s /= K
-        for k in range(K):
-            X[k, j] = s
-
-
-@nb.njit(cache=False, inline="always")
-def _hand_mean_rows(X):
-    K, d = X.shape
-    xbar = np.empty(d)
-    for j in range(d):
-        s = 0.0
-        for k in range(K):
-            s += X[k, j]
-        xbar[j] = s / K
-    return xbar
 
 
 @nb.njit(cache=False)
@@ -112,6 +88,7 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
     gb = np.empty(dg)
     stoch = (not exact) and noise > 0.0
     X = np.empty((K, d))
+    led = np.zeros(2, dtype=np.int64)
     Y = np.empty((K, dg))
     XA = np.empty((K, d))  # (8)'s anchor: each client's own previous iterate (before averaging)
     v = np.empty(dg)
@@ -196,11 +173,13 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
             for k in range(K):
                 Y[k, i] = s
         if (t + 1) % I == 0:
-            _hand_average_rows(X)
+            avg_rows(X, led, 0)  # led: a ledger the loop ignores
         if not finite:
             diverged = t + 1
             break
-    return _hand_mean_rows(X), diverged
+    xbar = np.empty(X.shape[1])
+    mean_rows(X, xbar)
+    return xbar, diverged
 
 
 @nb.njit(cache=False, inline="always")
@@ -227,6 +206,7 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
     K = off.shape[0] - 1
     d = x0.shape[0]
     X = np.empty((K, d))
+    led = np.zeros(2, dtype=np.int64)
     Y = np.empty(K)
     XA = np.empty((K, d))  # (8)'s anchor: each client's own previous iterate (before averaging)
     gx = np.empty(d)
@@ -288,11 +268,13 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
         if not np.isfinite(ybar):
             finite = False
         if (t + 1) % I == 0:
-            _hand_average_rows(X)
+            avg_rows(X, led, 0)  # led: a ledger the loop ignores
         if not finite:
             diverged = t + 1
             break
-    return _hand_mean_rows(X), diverged
+    xbar = np.empty(X.shape[1])
+    mean_rows(X, xbar)
+    return xbar, diverged
 
 
 # --------------------------------------------------------------------------------------------

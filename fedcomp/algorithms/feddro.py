@@ -63,34 +63,30 @@ def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
         y[i] = (1.0 - beta) * (y[i] - ga[i]) + gb[i]
 
 
-def feddro_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    # Z[k] holds the client's own previous iterate (before any averaging): the anchor of (8).
+def feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact):
+    """x_k -= eta (7), then (8) with Z[k] as the point where g_k(.; zeta^{t+1}) is subtracted."""
     d = X.shape[1]
     dg = Y.shape[1]
     w = W[k]
     x = X[k]
-    xp = Z[k]
     compositional_step(data, k, t, x, Y[k], base, exact, hyper[0], w[:dg], w[dg:dg + d],
                        w[dg + d:dg + 2 * d])
-    hybrid_inner_update(data, k, t, x, xp, Y[k], base, exact, hyper[1],
+    hybrid_inner_update(data, k, t, x, Z[k], Y[k], base, exact, hyper[1],
                         w[dg + 2 * d:2 * dg + 2 * d], w[2 * dg + 2 * d:3 * dg + 2 * d])
-    for j in range(d):
-        xp[j] = x[j]
+
+
+def feddro_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
+    # Z[k] holds the client's own previous iterate (before any averaging): the anchor of (8).
+    feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact)
+    for j in range(X.shape[1]):
+        Z[k, j] = X[k, j]
 
 
 def feddro_literal_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
     # Z[k] gets the current, possibly just averaged, model: the literal reading of the box.
-    d = X.shape[1]
-    dg = Y.shape[1]
-    w = W[k]
-    x = X[k]
-    xp = Z[k]
-    for j in range(d):
-        xp[j] = x[j]
-    compositional_step(data, k, t, x, Y[k], base, exact, hyper[0], w[:dg], w[dg:dg + d],
-                       w[dg + d:dg + 2 * d])
-    hybrid_inner_update(data, k, t, x, xp, Y[k], base, exact, hyper[1],
-                        w[dg + 2 * d:2 * dg + 2 * d], w[2 * dg + 2 * d:3 * dg + 2 * d])
+    for j in range(X.shape[1]):
+        Z[k, j] = X[k, j]
+    feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact)
 
 
 def feddro_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
@@ -138,7 +134,7 @@ register(Algorithm(
     name="feddro", citation=_CITE + ", Algorithm 2, eqs. (7)-(8)",
     init_step=feddro_init_anchor, client_step=feddro_client, sync_step=feddro_sync,
     hyper=(_BETA,), sizes=lambda d, dg: (d, 3 * dg + 2 * d, 0), ledger_slots=("x", "y"),
-    helpers=_HELPERS + (hybrid_inner_update,),
+    helpers=_HELPERS + (hybrid_inner_update, feddro_step),
     summary="FedDRO: hybrid inner estimator (8) anchored at the client's own previous iterate, "
             "y shared every iteration, x every I"))
 
@@ -146,7 +142,7 @@ register(Algorithm(
     name="feddro-literal", citation=_CITE + ", Algorithm 2 read literally (see module docstring)",
     init_step=feddro_init, client_step=feddro_literal_client, sync_step=feddro_sync,
     hyper=(_BETA,), sizes=lambda d, dg: (d, 3 * dg + 2 * d, 0), ledger_slots=("x", "y"),
-    helpers=_HELPERS + (hybrid_inner_update,),
+    helpers=_HELPERS + (hybrid_inner_update, feddro_step),
     summary="FedDRO with (8) anchored at the averaged model (the box's overwrite read "
             "literally): stalls when beta is proportional to eta"))
 

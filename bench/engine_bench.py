@@ -25,7 +25,8 @@ Implementations:
   product (A_k + E)^T v of LinearQuadratic is drawn as A_k^T v + sigma ||v|| z, z ~ N(0, I_d)
   (d normals instead of d * d_g), exactly as :mod:`fedcomp.problems._linear_kernels` does.
 * ``hand``: one numba function per problem written for exactly FedDRO on that problem, no
-  abstraction (no kernel protocol, no step functions, no tuples of data). It draws its randomness
+  abstraction (no kernel protocol, no step functions, no tuples of data; it calls only the same
+  inlined helpers for row averages and the logistic loss). It draws its randomness
   from :mod:`fedcomp.rng` with the engine's keys, so it produces the engine's iterates bit for bit;
   the bench asserts it. FedDRO (8) evaluates g_k at two points on one sample; for
   LinearQuadratic the loop draws that sample's value noise once and adds it to both values, as the
@@ -72,6 +73,7 @@ import fedcomp  # noqa: E402
 from fedcomp import rng as frng  # noqa: E402
 from fedcomp.problems import KLDRO, LinearQuadratic  # noqa: E402
 from fedcomp.engine.prims import avg_rows, mean_rows  # noqa: E402
+from fedcomp.problems._logistic import loss_and_slope  # noqa: E402
 from fedcomp.rng import add_normal, randint, sample_key, substream  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
@@ -182,24 +184,6 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
     return xbar, diverged
 
 
-@nb.njit(cache=False, inline="always")
-def _loss_slope(F, L, i, x):
-    z = 0.0
-    for j in range(x.shape[0]):
-        z += F[i, j] * x[j]
-    m = -L[i] * z
-    if m > 0.0:
-        loss = m + np.log1p(np.exp(-m))
-    else:
-        loss = np.log1p(np.exp(m))
-    if m >= 0.0:
-        sg = 1.0 / (1.0 + np.exp(-m))
-    else:
-        em = np.exp(m)
-        sg = em / (1.0 + em)
-    return loss, -L[i] * sg
-
-
 @nb.njit(cache=False)
 def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exact):
     """FedDRO on KL-DRO logistic regression; returns (final average model, diverged_at or -1)."""
@@ -220,7 +204,7 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
         s = 0.0
         for jj in range(n):
             i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-            loss, _ = _loss_slope(F, L, i, x0)
+            loss, _ = loss_and_slope(F, L, i, x0)
             s += np.exp((loss - shift) / lam)
         Y[k] = s / n
     s = 0.0
@@ -239,7 +223,7 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
             key = sample_key(base, k, t, 0)
             for jj in range(n):
                 i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                loss, slope = _loss_slope(F, L, i, X[k])
+                loss, slope = loss_and_slope(F, L, i, X[k])
                 w = np.exp((loss - shift) / lam) / lam * slope * vg / n
                 for j in range(d):
                     gx[j] += w * F[i, j]
@@ -252,11 +236,11 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
             sb = 0.0
             for jj in range(n):
                 i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                la, _ = _loss_slope(F, L, i, XA[k])
+                la, _ = loss_and_slope(F, L, i, XA[k])
                 sa += np.exp((la - shift) / lam)
             for jj in range(n):
                 i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                lb, _ = _loss_slope(F, L, i, X[k])
+                lb, _ = loss_and_slope(F, L, i, X[k])
                 sb += np.exp((lb - shift) / lam)
             Y[k] = (1.0 - beta) * (ybar - sa / n) + sb / n
             for j in range(d):

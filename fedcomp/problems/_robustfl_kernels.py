@@ -34,9 +34,8 @@ estimate for this family).
 import numba as nb
 import numpy as np
 
-from fedcomp.problems._logistic import sigmoid as _sigmoid  # noqa: E402
-from fedcomp.problems._logistic import softplus as _softplus  # noqa: E402
-
+from fedcomp.problems._logistic import sigmoid as _sigmoid
+from fedcomp.problems._logistic import softplus as _softplus
 from fedcomp.rng import randint
 
 HAS_H = False

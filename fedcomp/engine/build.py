@@ -47,6 +47,27 @@ _DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.engine.d
                 "fedcomp.rng")
 
 
+def _fedcomp_deps(names) -> list[str]:
+    """The fedcomp modules that `names` take compiled code from, transitively, sorted.
+
+    Why: numba's disk cache checks only the file that defines a function, and the generated
+    module inlines code from the problem's kernels and everything they import (the logistic loss,
+    the dense products, the random streams...). Every such module's source goes into the generated
+    module's name, so that editing any of them yields a new module instead of a stale cache.
+    """
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for v in vars(importlib.import_module(name)).values():
+            dep = v.__name__ if inspect.ismodule(v) else getattr(v, "__module__", None)
+            if isinstance(dep, str) and dep.startswith("fedcomp.") and dep not in seen:
+                todo.append(dep)
+    return sorted(seen)
+
+
 def cache_dir() -> Path:
     root = os.environ.get("FEDCOMP_CACHE_DIR")
     if root:
@@ -127,7 +148,7 @@ def kernel_module(alg: Algorithm, kernels: str):
         return _BY_PAIR[pair]
     src = generate_source(alg, kernels)
     h = hashlib.sha256(src.encode())
-    for dep in (kernels, *_DEP_MODULES):
+    for dep in _fedcomp_deps((kernels, *_DEP_MODULES)):
         h.update(_module_source(dep).encode())
     digest = h.hexdigest()[:16]
     if digest in _LOADED:

@@ -3,9 +3,10 @@
 data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,),
         At (K, d, d_g): A_k^T, contiguous)
 
-The value oracles loop over the columns of A_k (At's rows): each out[i] still sums
-b_k[i] + A_k[i, 0] x[0] + A_k[i, 1] x[1] + ... in that order, so the numbers are those of the
-row-wise loop, but the inner loop runs over independent outputs (no dependent chain of additions).
+The products run in four-lane blocks (:mod:`fedcomp.engine.dense`): the value oracles read the
+columns of A_k (At's rows), and each out[i] still sums b_k[i] + A_k[i, 0] x[0] + A_k[i, 1] x[1] +
+... in that order; g_vjp sums A_k[0, j] v[0] + A_k[1, j] v[1] + ... from 0.0. The numbers are
+those of the plain row-wise loops, bit for bit.
 
 Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
 (d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
@@ -22,6 +23,7 @@ call overhead is a large share of a client step (bench/engine_bench.py).
 import numba as nb
 import numpy as np
 
+from fedcomp.engine.dense import affine2_t, affine_t, matvec_t
 from fedcomp.rng import add_normal, add_normal2, substream
 
 HAS_H = False
@@ -30,13 +32,7 @@ HAS_H = False
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def g_value(data, k, x, key, exact, out):
     b, params, At = data[1], data[2], data[5]
-    d, dg = At.shape[1], At.shape[2]
-    for i in range(dg):
-        out[i] = b[k, i]
-    for j in range(d):
-        xj = x[j]
-        for i in range(dg):
-            out[i] += At[k, j, i] * xj
+    affine_t(At, k, b, x, out)
     if not exact and params[0] > 0.0:
         add_normal(substream(key, 0), params[0], out)
 
@@ -46,17 +42,7 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
     """g_value at x1 and x2 with one sample: the value noise e is drawn once and added to both
     (the same numbers, bit for bit, as two g_value calls with this key)."""
     b, params, At = data[1], data[2], data[5]
-    d, dg = At.shape[1], At.shape[2]
-    for i in range(dg):
-        out1[i] = b[k, i]
-        out2[i] = b[k, i]
-    for j in range(d):
-        x1j = x1[j]
-        x2j = x2[j]
-        for i in range(dg):
-            a = At[k, j, i]
-            out1[i] += a * x1j
-            out2[i] += a * x2j
+    affine2_t(At, k, b, x1, x2, out1, out2)
     if not exact and params[0] > 0.0:
         add_normal2(substream(key, 0), params[0], out1, out2)
 
@@ -64,13 +50,8 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
     A, params = data[0], data[2]
-    dg, d = A.shape[1], A.shape[2]
-    for j in range(d):
-        out[j] = 0.0
-    for i in range(dg):
-        vi = v[i]
-        for j in range(d):
-            out[j] += A[k, i, j] * vi
+    dg = A.shape[1]
+    matvec_t(A, k, v, out)
     if not exact and params[0] > 0.0:
         nv = 0.0
         for i in range(dg):

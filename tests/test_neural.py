@@ -206,17 +206,22 @@ def test_auc_m_projection_of_the_dual(alg, hyper):
         type(P)(P.model, P.data, prior=0.3, dual_floor=float("nan"))
 
 
-def test_fcsg_momentum_one_is_fcsg_and_acc_storm_rule():
-    from fedcomp.neural.algorithms import run
+def _tiny_auprc(seed, n, dim, p_pos, outer_batch, inner_batch):
+    """A two-client ConditionalAUPRC on random data with a float64 logistic model."""
     from fedcomp.neural._core import FlatModel
     from fedcomp.neural.models import LogisticRegression
     from fedcomp.neural.problems import ClientData, ConditionalAUPRC
-    rng = np.random.default_rng(1)
-    xs = [rng.standard_normal((30, 4)) for _ in range(2)]
-    ys = [(rng.random(30) < 0.4).astype(np.int64) for _ in range(2)]
-    model = FlatModel(LogisticRegression(4, 1).double())
-    P = ConditionalAUPRC(model, ClientData(xs, ys, dtype=torch.float64), outer_batch=3,
-                         inner_batch=6)
+    rng = np.random.default_rng(seed)
+    xs = [rng.standard_normal((n, dim)) for _ in range(2)]
+    ys = [(rng.random(n) < p_pos).astype(np.int64) for _ in range(2)]
+    model = FlatModel(LogisticRegression(dim, 1).double())
+    return ConditionalAUPRC(model, ClientData(xs, ys, dtype=torch.float64),
+                            outer_batch=outer_batch, inner_batch=inner_batch)
+
+
+def test_fcsg_momentum_one_is_fcsg_and_acc_storm_rule():
+    from fedcomp.neural.algorithms import run
+    P = _tiny_auprc(1, 30, 4, 0.4, outer_batch=3, inner_batch=6)
     x0 = torch.full((P.dim,), 0.1, dtype=torch.float64)
     a = run(P, "fcsg", 6, 0.5, 2, x0=x0, seed=3)
     b = run(P, "fcsg-m", 6, 0.5, 2, x0=x0, seed=3, beta=1.0)
@@ -484,17 +489,10 @@ def test_outputs_go_to_the_result_store(tmp_path):
 def test_fcsg_m_two_iterations_by_hand():
     """FCSG-M, Algorithm 1: u_1 from the initial batch, x_1 = x_0 - alpha u_1, u_2 = (1 - beta)
     u_1 + beta (3)(x_1), x_2 = x_1 - alpha u_2, then (q = 2) x and u averaged."""
-    from fedcomp.neural._core import FlatModel, key_of
+    from fedcomp.neural._core import key_of
     from fedcomp.neural.algorithms import run
-    from fedcomp.neural.models import LogisticRegression
-    from fedcomp.neural.problems import ClientData, ConditionalAUPRC
     from fedcomp.rng import base_key
-    rng = np.random.default_rng(5)
-    xs = [rng.standard_normal((20, 3)) for _ in range(2)]
-    ys = [(rng.random(20) < 0.5).astype(np.int64) for _ in range(2)]
-    model = FlatModel(LogisticRegression(3, 1).double())
-    P = ConditionalAUPRC(model, ClientData(xs, ys, dtype=torch.float64), outer_batch=2,
-                         inner_batch=5)
+    P = _tiny_auprc(5, 20, 3, 0.5, outer_batch=2, inner_batch=5)
     x0 = torch.linspace(-0.3, 0.2, P.dim, dtype=torch.float64)
     alpha, beta = 0.4, 0.3
     res = run(P, "fcsg-m", 2, alpha, 2, x0=x0, seed=6, beta=beta)

@@ -247,8 +247,16 @@ def check_lem1(profile: str, out_dir):
     from fedcomp.theory.claims import CheckResult
     rng = np.random.default_rng(0)
     n_trials = 10 if profile == "quick" else 50
-    worst = 0.0
-    worst_r = 0.0
+    # The objective of (14) is strictly concave on the simplex, so the lemma holds iff
+    # r* = softmax(f/gamma) satisfies the KKT conditions (d/dr_i = f_i - gamma log(n r_i) - gamma
+    # equal for all i) and attains the closed form. BFGS from the uniform point is the independent
+    # check that can refute it: no r it finds may exceed the closed form. Its shortfall measures
+    # BFGS's own accuracy (5.2e-7 relative in one trial with scipy 1.17.1), not the
+    # lemma, and is reported without being judged.
+    worst_excess = -np.inf   # max over trials of (BFGS value - closed form) / max(1, |closed|)
+    worst_short = 0.0        # BFGS shortfall, reported only
+    worst_r = 0.0            # |value at r* - closed form|
+    worst_kkt = 0.0          # spread of the partial derivatives at r*, relative to max(1, |f|)
     for _ in range(n_trials):
         n = int(rng.integers(2, 12))
         f = rng.normal(0.0, 2.0, n)
@@ -262,10 +270,13 @@ def check_lem1(profile: str, out_dir):
         z0 = np.zeros(n)
         best = minimize(neg, z0, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
         closed = gam * (np.log(np.mean(np.exp((f - f.max()) / gam))) + f.max() / gam)
-        worst = max(worst, abs(-best.fun - closed) / max(1.0, abs(closed)))
-        r_star = np.exp((f - f.max()) / gam)
-        r_star /= r_star.sum()
-        worst_r = max(worst_r, abs(-neg(np.log(r_star)) - closed))
+        scale = max(1.0, abs(closed))
+        worst_excess = max(worst_excess, (-best.fun - closed) / scale)
+        worst_short = max(worst_short, (closed + best.fun) / scale)
+        log_r_star = (f - f.max()) / gam - np.log(np.sum(np.exp((f - f.max()) / gam)))
+        worst_r = max(worst_r, abs(-neg(log_r_star) - closed))
+        partial = f - gam * (np.log(n) + log_r_star) - gam
+        worst_kkt = max(worst_kkt, float(np.ptp(partial)) / max(1.0, float(np.abs(f).max())))
     r, lam, g, nn, fi = sp.symbols("r lambda gamma n f", positive=True)
     deriv = sp.diff(fi * r - g * r * sp.log(nn * r), r)
     conference_18 = fi - g * sp.log(nn * r) - g / nn
@@ -281,9 +292,13 @@ def check_lem1(profile: str, out_dir):
     e = 1e-6
     g5 = float(np.linalg.norm([(p.minimax_value(x + e * u) - p.minimax_value(x - e * u)) / (2 * e)
                                for u in np.eye(4)]))
-    ok = worst < 1e-7 and worst_r < 1e-10 and jour_ok and g6 < 1e-8 and g5 < 1e-6
-    detail = (f"{n_trials} random (f, gamma): numerical max of (14) vs gamma log mean exp(f/gamma):"
-              f" max rel. diff {worst:.1e}; value at r = softmax(f/gamma): {worst_r:.1e}. "
+    ok = (worst_excess < 1e-12 and worst_r < 1e-10 and worst_kkt < 1e-12 and jour_ok
+          and g6 < 1e-8 and g5 < 1e-6)
+    detail = (f"{n_trials} random (f, gamma): at r = softmax(f/gamma) the value equals "
+              f"gamma log mean exp(f/gamma) to {worst_r:.1e} and the KKT residual is "
+              f"{worst_kkt:.1e} (the objective is concave, so r is the maximiser); BFGS never "
+              f"exceeds the closed form (largest relative excess {worst_excess:.1e}) and falls "
+              f"short by at most {worst_short:.1e} (its own accuracy). "
               f"Stationarity condition: journal (15) {'correct' if jour_ok else 'WRONG'}, "
               f"conference (18) {'correct' if conf_ok else 'wrong (-gamma/n should be -gamma); '}"
               f"{'' if conf_ok else 'the error cancels in (19)-(24), the conclusion holds'}. "
@@ -291,7 +306,8 @@ def check_lem1(profile: str, out_dir):
               f"{g5:.1e}.")
     return CheckResult("pass" if ok else "fail",
                        "max_r (4) = gamma log((1/n) sum exp(f_i/gamma)) = (5)",
-                       {"max_rel_diff": worst, "softmax_value_diff": worst_r,
+                       {"bfgs_max_rel_excess": worst_excess, "bfgs_max_rel_shortfall": worst_short,
+                        "softmax_value_diff": worst_r, "kkt_residual": worst_kkt,
                         "conference_eq18_correct": bool(conf_ok),
                         "journal_eq15_correct": bool(jour_ok),
                         "grad5_at_stationary_point_of_6": g5},

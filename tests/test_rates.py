@@ -195,3 +195,30 @@ def test_bias_probe_reports_each_eta():
     # d >= d_g: g(x*) = 0, so grad f(ybar) -> 0 and any inner bias is harmless: both readings
     # of FedDRO's estimator reach a stationary point with exact oracles
     assert all(r["grad_norm_sq"] < 1e-8 for r in out["runs"])
+
+
+def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
+    from fedcomp.rates.checks import PROFILES, _asymptotics
+    rng = np.random.default_rng(0)
+    P = PROFILES["full"]
+    # E = T^-1/2 (1 - 4 T^-1/2): whole-grid slope above -1/2, local slopes approach it from above
+    Ts = P["Ts"]
+    summary = _synthetic_summary(Ts, [8], 3, 0.0, rng)
+    summary["avg_grad_sq"] = [T ** -0.5 * (1 - 4 * T ** -0.5) for T in summary["T"]]
+    part, info = {"verdict": "fail", "reason": "whole grid"}, {}
+    _asymptotics(summary, 8, P, "X", part, info)
+    local = np.array(info["X_local_T_slopes"])
+    exact = np.diff(np.log([T ** -0.5 * (1 - 4 * T ** -0.5) for T in Ts])) / np.diff(np.log(Ts))
+    np.testing.assert_allclose(local, exact, rtol=1e-12)
+    assert np.all(np.diff(local) < 0) and np.all(local > -0.5)
+    lo_half = fit_exponent(np.array(Ts[4:], float),
+                           np.tile([T ** -0.5 * (1 - 4 * T ** -0.5) for T in Ts[4:]], (3, 1)))
+    assert info["X_upper_half_T_slope"][0] == pytest.approx(lo_half.slope, rel=1e-12)
+    assert part["verdict"] == "fail" and f"T >= {Ts[4]} alone (not used by the verdict)" \
+        in part["reason"]
+    # the quick grid (6 points) has no upper half of four points: local slopes only
+    q, qi = {"verdict": "pass", "reason": ""}, {}
+    _asymptotics(_synthetic_summary(PROFILES["quick"]["Ts"], [8], 3, 0.0, rng), 8,
+                 PROFILES["quick"], "X", q, qi)
+    assert "X_upper_half_T_slope" not in qi and q["verdict"] == "pass"
+    np.testing.assert_allclose(qi["X_local_T_slopes"], -0.5, atol=1e-12)

@@ -206,7 +206,7 @@ def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
     summary = _synthetic_summary(Ts, [8], 3, 0.0, rng)
     summary["avg_grad_sq"] = [T ** -0.5 * (1 - 4 * T ** -0.5) for T in summary["T"]]
     part, info = {"verdict": "fail", "reason": "whole grid"}, {}
-    _asymptotics(summary, 8, P, "X", part, info)
+    _asymptotics(*matrix(summary, "T", K=8), P, "X", part, info)
     local = np.array(info["X_local_T_slopes"])
     exact = np.diff(np.log([T ** -0.5 * (1 - 4 * T ** -0.5) for T in Ts])) / np.diff(np.log(Ts))
     np.testing.assert_allclose(local, exact, rtol=1e-12)
@@ -218,7 +218,7 @@ def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
         in part["reason"]
     # the quick grid (6 points) has no upper half of four points: local slopes only
     q, qi = {"verdict": "pass", "reason": ""}, {}
-    _asymptotics(_synthetic_summary(PROFILES["quick"]["Ts"], [8], 3, 0.0, rng), 8,
-                 PROFILES["quick"], "X", q, qi)
+    quick = _synthetic_summary(PROFILES["quick"]["Ts"], [8], 3, 0.0, rng)
+    _asymptotics(*matrix(quick, "T", K=8), PROFILES["quick"], "X", q, qi)
     assert "X_upper_half_T_slope" not in qi and q["verdict"] == "pass"
     np.testing.assert_allclose(qi["X_local_T_slopes"], -0.5, atol=1e-12)

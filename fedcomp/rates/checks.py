@@ -42,7 +42,7 @@ import numpy as np
 
 from fedcomp.rates import schedules as S
 from fedcomp.rates.analysis import cost_exponent, exponent, invert, speedup
-from fedcomp.rates.fit import combine, fit_exponent, upper_bound_verdict
+from fedcomp.rates.fit import combine, fit_exponent, local_slopes, upper_bound_verdict
 from fedcomp.rates.measure import Sweep, matrix
 from fedcomp.theory.claims import CheckResult
 
@@ -153,10 +153,10 @@ def _rate_parts(summary, algorithm_label, P, with_k=True, problem="LQ"):
     exponents (reported, not judged)."""
     K0, Tmax = P["K0"], max(P["Ts"])
     parts, info = [], {}
-    fit_t = exponent(summary, "T", K=K0)
-    parts.append(_part(fit_t, -0.5, P["max_width"],
+    x, v = matrix(summary, "T", K=K0)
+    parts.append(_part(fit_exponent(x, v), -0.5, P["max_width"],
                        f"{problem} E||grad||^2 vs T (K={K0})"))
-    _asymptotics(summary, K0, P, problem, parts[-1], info)
+    _asymptotics(x, v, P, problem, parts[-1], info)
     fin = exponent(summary, "T", "final_grad_sq", K=K0)
     info[f"{problem}_final_iterate_T_slope"] = [fin.slope, fin.low, fin.high]
     if with_k:
@@ -168,15 +168,13 @@ def _rate_parts(summary, algorithm_label, P, with_k=True, problem="LQ"):
     return parts, info
 
 
-def _asymptotics(summary, K0, P, problem, part, info):
+def _asymptotics(x, v, P, problem, part, info):
     """Local slopes between grid points and the fit over the upper half of the T grid (at least
     four points), added to a T part's reason and to `info`: reported, never used by the verdict,
     which is the whole grid's, declared beforehand. The theorems' bounds hold for T >= T_th, so a
     whole-grid slope above the prediction whose local slopes approach it shows a pre-asymptotic
     regime rather than a violated rate; the reader sees both."""
-    x, v = matrix(summary, "T", "avg_grad_sq", K=K0)
-    means = np.nanmean(v, axis=0)
-    local = np.diff(np.log(means)) / np.diff(np.log(x))
+    local = local_slopes(x, v)
     info[f"{problem}_local_T_slopes"] = local.tolist()
     part["reason"] += "; local slopes " + ", ".join(f"{s:+.2f}" for s in local)
     half = len(x) // 2

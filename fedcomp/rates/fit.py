@@ -230,6 +230,13 @@ def upper_bound_verdict(fit: ExponentFit, predicted: float, max_width: float = 0
     return Verdict("pass", f"{iv}: consistent with the predicted exponent")
 
 
+def local_slopes(x, values) -> np.ndarray:
+    """Slopes of log(seed mean) against log x between neighbouring grid points (reported beside a
+    whole-grid fit: they show whether the curve bends towards or away from its asymptote)."""
+    means = np.nanmean(np.asarray(values, dtype=float), axis=0)
+    return np.diff(np.log(means)) / np.diff(np.log(np.asarray(x, dtype=float)))
+
+
 def combine(verdicts: list[str]) -> str:
     """Verdict of a claim made of several parts: fail if any fails, pass if all pass."""
     if any(v == "fail" for v in verdicts):

@@ -172,8 +172,8 @@ def check_thm1(profile: str, out_dir: Path) -> CheckResult:
                      "diverged": int(np.sum(np.isnan(v))), "rounds": int(rounds[0])})
     slope, lo, hi, verdict_T, reason_T, fit = _fit(Ts, vals)
     parts = {"T": verdict_T}
-    means = np.nanmean(vals, axis=0)
-    local = np.diff(np.log(means)) / np.diff(np.log(Ts))
+    from fedcomp.rates.fit import local_slopes
+    local = local_slopes(Ts, vals)
     measured = {"slope_T": slope, "interval_T": [lo, hi], "runs": rows,
                 "local_slopes_T": local.tolist(), "rounds_over_(KT)^0.75": ratios}
     if len(Ts) >= 6:

@@ -241,10 +241,12 @@ def check_lem1(profile: str, out_dir):
     absorbed by the multiplier lambda), so the lemma holds.
     """
     import sympy as sp
+    from scipy import special
     from scipy.optimize import minimize
 
     from fedcomp.problems import RobustFL
     from fedcomp.theory.claims import CheckResult
+    from fedcomp.theory.dro import kl_maximizer, kl_objective, kl_value
     rng = np.random.default_rng(0)
     n_trials = 10 if profile == "quick" else 50
     # The objective of (14) is strictly concave on the simplex, so the lemma holds iff
@@ -263,19 +265,16 @@ def check_lem1(profile: str, out_dir):
         gam = float(rng.choice([0.1, 0.5, 1.0, 5.0]))
 
         def neg(z):
-            r = np.exp(z - z.max())
-            r /= r.sum()
-            return -(r @ f - gam * np.sum(r * np.log(n * r + 1e-300)))
+            return -kl_objective(special.softmax(z), f, gam)
 
-        z0 = np.zeros(n)
-        best = minimize(neg, z0, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
-        closed = gam * (np.log(np.mean(np.exp((f - f.max()) / gam))) + f.max() / gam)
+        best = minimize(neg, np.zeros(n), method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
+        closed = kl_value(f, gam)
         scale = max(1.0, abs(closed))
         worst_excess = max(worst_excess, (-best.fun - closed) / scale)
         worst_short = max(worst_short, (closed + best.fun) / scale)
-        log_r_star = (f - f.max()) / gam - np.log(np.sum(np.exp((f - f.max()) / gam)))
-        worst_r = max(worst_r, abs(-neg(log_r_star) - closed))
-        partial = f - gam * (np.log(n) + log_r_star) - gam
+        r_star = kl_maximizer(f, gam)
+        worst_r = max(worst_r, abs(kl_objective(r_star, f, gam) - closed))
+        partial = f - gam * np.log(n * r_star) - gam
         worst_kkt = max(worst_kkt, float(np.ptp(partial)) / max(1.0, float(np.abs(f).max())))
     r, lam, g, nn, fi = sp.symbols("r lambda gamma n f", positive=True)
     deriv = sp.diff(fi * r - g * r * sp.log(nn * r), r)

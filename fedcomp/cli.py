@@ -12,6 +12,7 @@ _AREAS = (
     "fedcomp.theory.cli",
     "fedcomp.rates.cli",
     "fedcomp.neural.cli",
+    "fedcomp.report",
 )
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from fedcomp.cli import main
 from fedcomp.rates import checks as C
+from fedcomp.checks import Check, Claim
 from fedcomp.theory import claims as CL
 
 
@@ -48,16 +49,19 @@ def _boom(profile, out_dir):
     raise RuntimeError("deliberately broken check")
 
 
+def _never(predicted, m):  # pragma: no cover - the measurement raises first
+    raise AssertionError
+
+
 def test_raising_check_is_inconclusive_and_not_checked_claims_are_listed(tmp_path, capsys,
-                                                                         monkeypatch):
-    CL.all_claims()  # load the registry before adding test claims
-    broken = CL.Claim(id="fedcomp.test-broken", paper="fedcomp", location="test",
-                      statement="a check that raises", kind="rate",
-                      check="test_verify:_boom")
-    unchecked = CL.Claim(id="fedcomp.test-unchecked", paper="fedcomp", location="test",
-                         statement="no check yet", kind="rate")
-    monkeypatch.setitem(CL._REGISTRY, broken.id, broken)
-    monkeypatch.setitem(CL._REGISTRY, unchecked.id, unchecked)
+                                                                         extra_claims):
+    broken = Claim(id="fedcomp.test-broken", paper="fedcomp", location="test",
+                   statement="a check that raises", kind="rate", predicted={"T": -0.5},
+                   check=Check(measure=_boom, judge=_never))
+    unchecked = Claim(id="fedcomp.test-unchecked", paper="fedcomp", location="test",
+                      statement="no check yet", kind="rate", predicted={"T": -0.5},
+                      not_checked="a test claim: nothing measures it, on purpose")
+    extra_claims(broken, unchecked)
     rc = main(["verify", "--claim", broken.id, unchecked.id, "--json", "--out", str(tmp_path)])
     assert rc == 0
     out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
@@ -65,6 +69,7 @@ def test_raising_check_is_inconclusive_and_not_checked_claims_are_listed(tmp_pat
     assert "deliberately broken check" in out[broken.id]["detail"]
     assert out[unchecked.id]["status"] == "not-checked"
     assert out[unchecked.id]["verdict"] == "inconclusive"
+    assert "nothing measures it" in out[unchecked.id]["detail"]
     assert "not-checked" in (tmp_path / "report.md").read_text()
 
 

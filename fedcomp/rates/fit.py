@@ -1,4 +1,4 @@
-"""Exponent fits with confidence intervals, and verdicts for upper-bound rates.
+"""Exponent fits with confidence intervals (the verdict rules are in :mod:`fedcomp.rates.verdict`).
 
 :func:`fit_exponent` fits log y = a + s log x by least squares to the seed means of a quantity
 measured at several grid points x (runs of different seeds are independent repetitions). Two 95 %
@@ -12,14 +12,6 @@ intervals for the slope s are computed:
 The reported interval is their union (the wider, conservative choice): a verdict then needs the
 prediction to be consistent with both the noise and the shape of the data.
 
-:func:`upper_bound_verdict` decides a claim "y <= C x^p as x grows" (a theorem's O(.) bound):
-
-* ``fail`` when even the most favourable end of the interval is slower than predicted
-  (``low > p + tolerance``): the measured decay is slower than the bound allows;
-* ``inconclusive`` when the interval is wider than ``max_width`` (too few seeds or grid points to
-  decide), or the fit has fewer than 3 usable grid points;
-* ``pass`` otherwise (the interval reaches the predicted exponent or lies below it: an upper
-  bound is satisfied by a faster decay too, which is reported as "faster than the bound").
 """
 from __future__ import annotations
 
@@ -28,6 +20,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from scipy import stats
+
+# the verdict rules live in fedcomp.rates.verdict; these names stay importable from here
+from fedcomp.rates.verdict import Verdict, combine, local_slopes, upper_bound_verdict  # noqa: F401
 
 LEVEL = 0.95
 
@@ -190,60 +185,6 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
                       n_seeds=n_seeds, x=x.tolist(), y_mean=full.tolist(),
                       y_low=y_low.tolist(), y_high=y_high.tolist())
     return (fit, boot) if return_boot else fit
-
-
-@dataclass
-class Verdict:
-    verdict: str
-    reason: str
-
-
-def upper_bound_verdict(fit: ExponentFit, predicted: float, max_width: float = 0.4,
-                        tolerance: float = 0.0) -> Verdict:
-    """Verdict for "y <= C x^predicted as x grows" given a fitted exponent (module docstring).
-
-    Parameters
-    ----------
-    fit : ExponentFit
-    predicted : float
-        The bound's exponent (e.g. -0.5 for O(T^-1/2)).
-    max_width : float > 0
-        Widest interval that still decides.
-    tolerance : float >= 0
-        Slack added to the prediction before calling a fail (0: the interval alone decides).
-    """
-    if not max_width > 0:
-        raise ValueError(f"max_width must be > 0, got {max_width!r}")
-    if not tolerance >= 0:
-        raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
-    iv = f"slope {fit.text()} (95 % interval), predicted {predicted:+.3f}"
-    if fit.n_points < 3:
-        return Verdict("inconclusive", f"{iv}: fewer than 3 grid points")
-    if fit.low > predicted + tolerance:
-        return Verdict("fail", f"{iv}: the measured decay is slower than the bound allows "
-                               f"(interval lies above the prediction)")
-    if fit.width > max_width:
-        return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
-    if fit.high < predicted:
-        return Verdict("pass", f"{iv}: faster than the bound (an upper bound is respected; it "
-                               f"is not tight on this problem)")
-    return Verdict("pass", f"{iv}: consistent with the predicted exponent")
-
-
-def local_slopes(x, values) -> np.ndarray:
-    """Slopes of log(seed mean) against log x between neighbouring grid points (reported beside a
-    whole-grid fit: they show whether the curve bends towards or away from its asymptote)."""
-    means = np.nanmean(np.asarray(values, dtype=float), axis=0)
-    return np.diff(np.log(means)) / np.diff(np.log(np.asarray(x, dtype=float)))
-
-
-def combine(verdicts: list[str]) -> str:
-    """Verdict of a claim made of several parts: fail if any fails, pass if all pass."""
-    if any(v == "fail" for v in verdicts):
-        return "fail"
-    if verdicts and all(v == "pass" for v in verdicts):
-        return "pass"
-    return "inconclusive"
 
 
 def crossing(x, y, level: float) -> float:

@@ -17,7 +17,7 @@ _THEORY_AREAS = (
 
 
 def _claims(args) -> int:
-    from fedcomp.theory.claims import all_claims
+    from fedcomp.checks import all_claims
     claims = all_claims()
     if args.json:
         print(json.dumps({"claims": [c.to_dict() for c in claims]}, indent=2, default=str))
@@ -25,6 +25,10 @@ def _claims(args) -> int:
     for c in claims:
         print(f"{c.id:32s} {c.kind:15s} {c.status:12s} {c.location}")
         print(f"    {c.statement}")
+        if c.reading != "as printed":
+            print(f"    reading: {c.reading}")
+        if c.depends_on:
+            print(f"    depends on: {', '.join(c.depends_on)}")
         print(f"    check: {c.command}")
     print(f"\n{len(claims)} claims, {sum(c.check is not None for c in claims)} with a check")
     return 0

@@ -1,0 +1,145 @@
+"""Claims and their checks: the objects ``fedcomp verify`` loops over.
+
+A :class:`Claim` is one quantitative statement of a paper, declared together with the
+:class:`Check` that decides it. A check has two halves:
+
+* ``measure(profile, out_dir) -> Measurement``: the runs, derivations or computations (expensive,
+  stored under ``out_dir/data`` where they simulate, so that a rerun resumes);
+* ``judge(predicted, measurement) -> CheckResult``: the verdict, computed from the prediction it
+  is handed and nothing else. ``fedcomp verify`` hands it ``claim.predicted`` (the value that
+  ``fedcomp claims --json`` prints, so the shown and the judged prediction are one), and
+  ``fedcomp verify --predict`` hands it a user's prediction of the same shape, judged on the same
+  measurement.
+
+``Check.wrong(predicted)`` lists predictions that a correct check must fail on (an exponent
+steeper by 0.5 than an upper bound allows, a constant halved, an ordering reversed, a printed
+value changed); the mutation tests feed each to ``judge`` and expect fail, so no check can pass
+everything.
+
+A claim without a check carries ``not_checked``: the specific reason (what it would take, or why
+the statement is qualitative). ``reading`` names which reading of the printed statement the
+verdict judges (when a statement has two, both are registered, the paper's own definition first);
+``depends_on`` lists the claims it is derived from: ``fedcomp verify`` never lets a claim pass
+while one of those fails.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+KINDS = ("counterexample", "rate", "complexity", "constant", "equivalence", "experiment")
+VERDICTS = ("pass", "fail", "inconclusive")
+PAPERS = {
+    "khanduri": "Khanduri et al., On Federated Compositional Optimization: Algorithms, Analysis, "
+                "and Guarantees (TMLR)",
+    "wu": "Wu et al., Federated Conditional Stochastic Optimization (NeurIPS 2023)",
+    "zhang": "Zhang et al., Federated Compositional Deep AUC Maximization (NeurIPS 2023)",
+    "huang": "Huang, Li, Huang, Compositional Federated Learning (arXiv 2106.11264)",
+    "huang-journal": "Huang, Li, Huang, Compositional Federated Learning (journal version)",
+    "fedcomp": "fedcomp's own measurements (claims no paper makes)",
+}
+AS_PRINTED = "as printed"
+
+
+@dataclass
+class CheckResult:
+    """A verdict with its evidence. ``measured`` is JSON-able; ``interval`` is the interval the
+    verdict used (first part, where there are several)."""
+    verdict: str
+    predicted: Any
+    measured: Any
+    detail: str
+    interval: tuple | None = None
+    figures: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass
+class Measurement:
+    """What a check's ``measure`` produced: JSON-able ``values`` for the judge, the figures it
+    wrote, and a ``detail`` sentence (what was run, on what, with which budget)."""
+    values: Any
+    figures: list = field(default_factory=list)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """The measure/judge pair of a claim (module docstring). ``wrong`` returns the predictions
+    the judge must fail on (see :mod:`fedcomp.checks.predict` for the usual ones); the mutation
+    tests require it of every check."""
+    measure: Callable[[str, Path], Measurement]
+    judge: Callable[[Any, Measurement], CheckResult]
+    wrong: Callable[[Any], list] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.measure.__module__}:{self.measure.__qualname__}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    paper: str
+    location: str
+    statement: str
+    kind: str
+    predicted: Any
+    check: Check | None = None
+    reading: str = AS_PRINTED
+    depends_on: tuple = ()
+    not_checked: str = ""
+    notes: str = ""
+    predicted_by: str = "paper"
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.paper not in PAPERS:
+            raise ValueError(f"claim {self.id}: paper must be one of {sorted(PAPERS)}")
+        if self.predicted is None:
+            raise ValueError(f"claim {self.id}: a claim needs a prediction")
+        if self.check is None and len(self.not_checked.strip()) < 20:
+            raise ValueError(f"claim {self.id}: a claim without a check needs not_checked, the "
+                             f"specific reason (what it would take, or why it is qualitative)")
+        if self.check is not None and self.not_checked:
+            raise ValueError(f"claim {self.id}: has a check and a not_checked reason: keep one")
+        if not isinstance(self.depends_on, tuple):
+            object.__setattr__(self, "depends_on", tuple(self.depends_on))
+
+    @property
+    def status(self) -> str:
+        return "checked" if self.check is not None else "not-checked"
+
+    @property
+    def command(self) -> str:
+        if self.check is None:
+            return "(not checked: " + self.not_checked + ")"
+        return f"fedcomp verify --claim {self.id}"
+
+    def with_prediction(self, predicted, by: str = "user") -> "Claim":
+        """The same claim judging another prediction (validated against this one's shape)."""
+        from fedcomp.checks.predict import conform
+        conform(self.predicted, predicted, f"the prediction of {self.id}")
+        return replace(self, predicted=predicted, predicted_by=by)
+
+    def judge(self, measurement: Measurement) -> CheckResult:
+        res = self.check.judge(self.predicted, measurement)
+        res.figures = list(measurement.figures) + [f for f in res.figures
+                                                   if f not in measurement.figures]
+        if measurement.detail and measurement.detail not in res.detail:
+            res.detail = f"{res.detail}; measured: {measurement.detail}"
+        return res
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "paper": PAPERS[self.paper], "paper_key": self.paper,
+                "location": self.location, "statement": self.statement, "kind": self.kind,
+                "predicted": self.predicted, "predicted_by": self.predicted_by,
+                "reading": self.reading, "depends_on": list(self.depends_on),
+                "status": self.status, "command": self.command,
+                "check": self.check.name if self.check else None,
+                "not_checked": self.not_checked, "notes": self.notes}

@@ -1,0 +1,4 @@
+"""Claims of zhang, each declared with its check (see :mod:`fedcomp.checks`)."""
+from __future__ import annotations
+
+CLAIMS: list = []

@@ -1,0 +1,213 @@
+"""Verdict rules: the one home of how a measurement and a prediction become pass/fail/inconclusive.
+
+Every rule can fail in the direction the claim forbids, and says when a pass is vacuous.
+
+* :func:`upper_bound_verdict` -- "y <= C x^p as x grows" (a theorem's O(.) rate) from a fitted
+  exponent with its 95 % interval [lo, hi]:
+
+  - ``fail`` when lo > p (+ tolerance): the decay is slower than the bound allows;
+  - ``inconclusive`` when fewer than 3 grid points remain (divergence, missing runs), when the
+    interval is wider than ``max_width``, or when hi < ``floor``: the measured decay is steeper
+    than any method of the class can reach in the regime the bound describes (super-linear
+    speed-up, faster than a known lower bound). Such a run is outside that regime (e.g. the noise
+    does not dominate), so it neither confirms nor refutes the bound; the reason names the floor;
+  - ``pass`` otherwise, with its tightness: "tight" when the interval contains p, otherwise
+    "not tight: faster than the bound by [p - hi, p - lo]".
+
+* :func:`exponent_verdict` -- an exponent claimed exactly (an equality, e.g. a derived order):
+  fail when the interval excludes it on either side.
+* :func:`regime` -- whether the local slopes between neighbouring grid points have settled
+  (reported beside an exponent verdict, so a reader sees whether the run is asymptotic).
+* :func:`bound_constant_verdict` -- a constant claimed as an upper bound (a Lipschitz or smoothness
+  constant): fail when a point of the problem exceeds it, pass when it is at least the exact or
+  certified supremum (with the ratio, so a loose bound is visible), inconclusive when it lies
+  between the observed maximum and an uncertified supremum.
+* :func:`equal_verdict` -- a value or expression claimed exactly (numbers with a tolerance, sympy
+  expressions by simplification).
+* :func:`ordering_verdict` -- "A beats B" from a paired-by-seed interval of the difference.
+* :func:`combine` -- several parts: fail if any fails, pass if all pass, else inconclusive.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    reason: str
+
+
+def _fit_text(fit) -> str:
+    return f"{fit.slope:+.3f} [{fit.low:+.3f}, {fit.high:+.3f}]"
+
+
+def _dropped_note(fit) -> str:
+    n = getattr(fit, "n_dropped", 0) or 0
+    if not n:
+        return ""
+    return f"; {n} grid point(s) lost to divergence: {getattr(fit, 'dropped_x', None)}"
+
+
+def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance: float = 0.0,
+                        floor: float | None = None, floor_reason: str = "",
+                        min_points: int = 3) -> Verdict:
+    """Verdict for "y <= C x^predicted as x grows" (module docstring).
+
+    Parameters
+    ----------
+    fit : ExponentFit
+    predicted : float
+        The bound's exponent (e.g. -0.5 for O(T^-1/2)).
+    max_width : float > 0
+        Widest interval that still decides.
+    tolerance : float >= 0
+        Slack added to the prediction before calling a fail (0: the interval alone decides).
+    floor : float or None
+        The steepest exponent any method of the class can reach in the bound's regime (e.g. -0.5
+        in T for a stochastic first-order method under the lower bound of Arjevani et al.; -1/2
+        in K at fixed T for linear speed-up). None: no such limit is known.
+    floor_reason : str
+        Why the floor holds (printed when it decides).
+    """
+    if not max_width > 0:
+        raise ValueError(f"max_width must be > 0, got {max_width!r}")
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+    if not isinstance(predicted, (int, float)) or isinstance(predicted, bool) \
+            or not math.isfinite(predicted):
+        raise ValueError(f"predicted must be a finite number, got {predicted!r}")
+    iv = f"slope {_fit_text(fit)} (95 % interval), predicted <= {predicted:+.3f}"
+    iv += _dropped_note(fit)
+    if fit.n_points < min_points:
+        return Verdict("inconclusive", f"{iv}: fewer than {min_points} usable grid points")
+    if not (math.isfinite(fit.low) and math.isfinite(fit.high)):
+        return Verdict("inconclusive", f"{iv}: the interval is not finite")
+    if fit.low > predicted + tolerance:
+        return Verdict("fail", f"{iv}: the measured decay is slower than the bound allows "
+                               f"(the interval lies above the prediction)")
+    if fit.high - fit.low > max_width:
+        return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
+    if floor is not None and fit.high < floor:
+        return Verdict("inconclusive",
+                       f"{iv}: steeper than {floor:+.3f}, the fastest any method of this class "
+                       f"can reach in the bound's regime ({floor_reason or 'stated floor'}); "
+                       f"the run is outside the regime the bound describes")
+    if fit.high < predicted:
+        return Verdict("pass", f"{iv}: not tight on this run: faster than the bound by "
+                               f"[{predicted - fit.high:.3f}, {predicted - fit.low:.3f}]")
+    return Verdict("pass", f"{iv}: consistent with the bound being tight (the interval "
+                           f"contains the predicted exponent)")
+
+
+def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
+                     min_points: int = 3) -> Verdict:
+    """Verdict for an exponent claimed exactly: fail when the interval excludes it."""
+    iv = f"slope {_fit_text(fit)} (95 % interval), predicted {predicted:+.3f}"
+    iv += _dropped_note(fit)
+    if fit.n_points < min_points:
+        return Verdict("inconclusive", f"{iv}: fewer than {min_points} usable grid points")
+    if fit.low > predicted or fit.high < predicted:
+        side = "slower" if fit.low > predicted else "faster"
+        return Verdict("fail", f"{iv}: the interval excludes the prediction ({side})")
+    if fit.high - fit.low > max_width:
+        return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
+    return Verdict("pass", f"{iv}: the interval contains the prediction")
+
+
+def local_slopes(x, values) -> np.ndarray:
+    """Slopes of log(seed mean) against log x between neighbouring grid points."""
+    means = np.nanmean(np.asarray(values, dtype=float), axis=0)
+    return np.diff(np.log(means)) / np.diff(np.log(np.asarray(x, dtype=float)))
+
+
+def regime(x, values, predicted: float | None = None, settle: float = 0.1) -> dict:
+    """Whether the run has reached the regime an exponent describes: the last two local slopes
+    differ by at most `settle` ("settled"), and how far the last one is from `predicted`."""
+    s = local_slopes(x, values)
+    out = {"local_slopes": [float(v) for v in s]}
+    if len(s) >= 2 and np.all(np.isfinite(s[-2:])):
+        out["settled"] = bool(abs(s[-1] - s[-2]) <= settle)
+        text = ("settled" if out["settled"] else "not settled") + \
+            f" (last local slopes {s[-2]:+.2f}, {s[-1]:+.2f})"
+        if predicted is not None:
+            text += f", last one {s[-1] - predicted:+.2f} from the prediction"
+        out["text"] = text
+    else:
+        out["settled"] = None
+        out["text"] = "too few finite local slopes to tell"
+    return out
+
+
+def bound_constant_verdict(name: str, predicted_value: float, supremum: float,
+                           supremum_exact: bool, observed_max: float | None = None,
+                           rtol: float = 1e-9) -> Verdict:
+    """Verdict for "constant <= predicted" (a claimed bound) against the supremum (module
+    docstring). `supremum` is exact (or certified by interval arithmetic) when `supremum_exact`;
+    otherwise it is the largest value found, and only an exceedance can decide."""
+    obs = supremum if observed_max is None else observed_max
+    head = (f"{name}: claimed bound {predicted_value:.6g}, "
+            f"{'exact/certified supremum' if supremum_exact else 'largest value found'} "
+            f"{supremum:.6g}")
+    if obs > predicted_value * (1 + rtol) + 1e-300:
+        return Verdict("fail", f"{head}: a point of the problem exceeds the bound "
+                               f"(observed {obs:.6g})")
+    if supremum_exact:
+        if supremum > predicted_value * (1 + rtol):
+            return Verdict("fail", f"{head}: the supremum exceeds the bound")
+        ratio = predicted_value / supremum if supremum > 0 else math.inf
+        tight = "tight" if ratio <= 1 + 1e-6 else f"loose by a factor {ratio:.4g}"
+        return Verdict("pass", f"{head}: the bound holds ({tight})")
+    return Verdict("inconclusive", f"{head}: no point exceeds the bound, but the supremum is "
+                                   f"not certified")
+
+
+def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:
+    """Verdict for a value claimed exactly: numbers within tolerance, sympy expressions equal
+    after simplification (strings are parsed, ``^`` read as power)."""
+    import sympy as sp
+    if isinstance(measured, (int, float)) and isinstance(predicted, (int, float)) \
+            and not isinstance(predicted, bool):
+        ok = abs(measured - predicted) <= atol + rtol * abs(predicted)
+        return Verdict("pass" if ok else "fail",
+                       f"{name}: measured {measured:.10g}, predicted {predicted:.10g}"
+                       + ("" if ok else f" (off by {measured - predicted:+.3g})"))
+    if isinstance(measured, bool) or isinstance(predicted, bool):
+        ok = bool(measured) == bool(predicted)
+        return Verdict("pass" if ok else "fail", f"{name}: measured {measured}, predicted "
+                                                 f"{predicted}")
+    from fedcomp.checks.predict import parse_expression
+    m = parse_expression(measured, name) if isinstance(measured, str) else sp.sympify(measured)
+    p = parse_expression(predicted, name) if isinstance(predicted, str) else sp.sympify(predicted)
+    diff = sp.simplify(m - p)
+    ok = diff == 0
+    return Verdict("pass" if ok else "fail",
+                   f"{name}: derived {sp.sstr(m)}, predicted {sp.sstr(p)}"
+                   + ("" if ok else f" (difference {sp.sstr(diff)})"))
+
+
+def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: float,
+                     n_seeds: int, budget: str = "") -> Verdict:
+    """Verdict for "A beats B" from a 95 % interval of the paired (by seed) difference A - B:
+    pass when it lies above 0, fail when below 0, inconclusive when it contains 0."""
+    head = (f"{name}: paired difference {diff_mean:+.4g} [{diff_low:+.4g}, {diff_high:+.4g}] "
+            f"over {n_seeds} seeds" + (f" ({budget})" if budget else ""))
+    if n_seeds < 2:
+        return Verdict("inconclusive", f"{head}: fewer than 2 seeds, no interval")
+    if diff_low > 0:
+        return Verdict("pass", f"{head}: the ordering holds at 95 %")
+    if diff_high < 0:
+        return Verdict("fail", f"{head}: the reverse ordering holds at 95 %")
+    return Verdict("inconclusive", f"{head}: the interval contains 0")
+
+
+def combine(verdicts: list[str]) -> str:
+    """Verdict of a claim made of several parts: fail if any fails, pass if all pass."""
+    if any(v == "fail" for v in verdicts):
+        return "fail"
+    if verdicts and all(v == "pass" for v in verdicts):
+        return "pass"
+    return "inconclusive"

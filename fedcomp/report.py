@@ -1,0 +1,386 @@
+"""``fedcomp verify``: run the checks of the registered claims and write the report.
+
+::
+
+    fedcomp verify [--claim ID ...] [--profile quick|full] [--json] [--out DIR]
+                   [--predict JSON] [--executor inprocess|process|dask]
+                   [--address tcp://host:port] [--workers N]
+
+Python: :func:`verify` returns a :class:`VerifyReport` (the verdict table as a pandas DataFrame).
+
+The loop (:func:`run_verify`):
+
+1. The requested claims (default: all) and, transitively, every claim they depend on, in
+   dependency order: a claim's verdict needs its dependencies' verdicts.
+2. Each check measures once per profile (claims sharing a measurement share the runs; the
+   simulations are stored under ``DIR/data`` and a rerun resumes from them), then judges the
+   claim's prediction -- the one ``fedcomp claims --json`` prints, or the user's (``--predict``,
+   one claim; the report marks it ``predicted_by: user``).
+3. **Dependency rule.** A claim whose own check passes while a claim in its ``depends_on``
+   fails is reported inconclusive, with both verdicts named: it was derived from a statement
+   that the measurement refutes, so it cannot pass on it (if it holds for another reason, it does
+   not depend on that claim, and its declaration must say so).
+4. A check that raises is reported inconclusive with the error; it never stops the others. An
+   interrupt (Ctrl-C; numba's SystemError wrapping of it included) stops everything: the partial
+   report is written beside the last complete one as ``report.interrupted.json`` and the command
+   exits 130. Reports are written atomically (temporary file, then rename).
+
+Outputs in DIR: ``report.json``, ``report.md`` and the figures the checks wrote.
+With ``--json`` the JSON of CONTRACT.md is printed.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fedcomp._jsonsafe import clean
+
+PROFILES = ("quick", "full")
+JSON_FIELDS = ("id", "verdict", "status", "kind", "reading", "depends_on", "predicted",
+               "predicted_by", "measured", "detail", "interval", "figures", "seconds")
+
+
+class Interrupted(KeyboardInterrupt):
+    """An interrupt seen inside a check (numba reports Ctrl-C as a SystemError)."""
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        if isinstance(exc, SystemError) and "KeyboardInterrupt" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _measure(claim, profile, out, cache):
+    key = (claim.check.measure, profile, str(out))
+    if key not in cache:
+        cache[key] = claim.check.measure(profile, out)
+    return cache[key]
+
+
+def _run_one(claim, profile, out, cache):
+    """(CheckResult, wall seconds, CPU seconds) of one claim; exceptions become inconclusive."""
+    from fedcomp.checks import CheckResult
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        res = claim.judge(_measure(claim, profile, out, cache))
+    except BaseException as exc:  # noqa: BLE001 -- interrupts re-raised below
+        if _is_interrupt(exc):
+            raise Interrupted() from exc
+        if not isinstance(exc, Exception):
+            raise
+        res = CheckResult("inconclusive", claim.predicted, None,
+                          f"the check raised {type(exc).__name__}: {exc}\n"
+                          + traceback.format_exc(limit=4))
+    return res, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _dependency_rule(claim, res, rows_by_id) -> None:
+    failing = [d for d in claim.depends_on
+               if d in rows_by_id and rows_by_id[d]["verdict"] == "fail"]
+    if res.verdict == "pass" and failing:
+        res.verdict = "inconclusive"
+        res.detail = (f"its own check passes, but it depends on {', '.join(failing)}, which "
+                      f"fail(s): a statement derived from a refuted one cannot pass on it; own "
+                      f"check: {res.detail}")
+
+
+def _relative(figs, out: Path) -> list:
+    rel = []
+    for f in figs or []:
+        p = Path(f)
+        try:
+            rel.append(str(p.resolve().relative_to(out.resolve())))
+        except ValueError:
+            rel.append(str(p))
+    return rel
+
+
+def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr,
+               predict: dict | None = None) -> dict:
+    """Run the checks and write the report; return it as a dict (module docstring).
+
+    Parameters
+    ----------
+    claim_ids : list of str or None
+        Claims to check (with their dependencies); None: every claim.
+    profile : "quick" or "full"
+    out : path
+        Report directory.
+    predict : dict or None
+        {claim id: prediction} judged instead of the paper's (each in the shape of that claim's
+        ``predicted``; a malformed one raises ValueError naming the expected shape).
+    """
+    from fedcomp import checks
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    known = {c.id: c for c in checks.all_claims()}
+    requested = list(dict.fromkeys(claim_ids)) if claim_ids else sorted(known)
+    unknown = [c for c in requested if c not in known]
+    if unknown:
+        raise ValueError(f"unknown claim(s) {unknown}; `fedcomp claims` lists them")
+    predict = dict(predict or {})
+    for cid, value in predict.items():
+        if cid not in known:
+            raise ValueError(f"--predict names unknown claim {cid!r}")
+        if known[cid].check is None:
+            raise ValueError(f"--predict: claim {cid} has no check ({known[cid].not_checked})")
+        known[cid] = known[cid].with_prediction(value)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    order = checks.closure(requested)
+    t0, c0 = time.perf_counter(), time.process_time()
+    rows, by_id, cache = [], {}, {}
+    meta = {"profile": profile,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                       f"Python {platform.python_version()}"}
+    try:
+        for cid in order:
+            c = known[cid]
+            row = {"id": c.id, "status": c.status, "kind": c.kind, "reading": c.reading,
+                   "depends_on": list(c.depends_on), "predicted": c.predicted,
+                   "predicted_by": c.predicted_by, "statement": c.statement,
+                   "location": c.location, "paper": c.to_dict()["paper"],
+                   "requested": cid in requested,
+                   "command": f"fedcomp verify --claim {c.id} --profile {profile}"}
+            if c.check is None:
+                row.update(verdict="inconclusive", measured=None, interval=None, figures=[],
+                           detail=f"not checked: {c.not_checked}", seconds=0.0,
+                           cpu_seconds=0.0)
+            else:
+                print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
+                res, secs, cpu = _run_one(c, profile, out, cache)
+                _dependency_rule(c, res, by_id)
+                print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
+                      file=log, flush=True)
+                row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,
+                           interval=list(res.interval) if res.interval is not None else None,
+                           figures=_relative(res.figures, out), seconds=round(secs, 2),
+                           cpu_seconds=round(cpu, 2))
+            rows.append(row)
+            by_id[cid] = row
+    except KeyboardInterrupt:
+        report = clean({**meta, "interrupted": True, "claims": rows,
+                        "seconds": round(time.perf_counter() - t0, 1)})
+        _atomic_write(out / "report.interrupted.json", json.dumps(report, indent=2))
+        raise
+    report = clean({**meta, "seconds": round(time.perf_counter() - t0, 1),
+                    "cpu_seconds": round(time.process_time() - c0, 1), "claims": rows})
+    _atomic_write(out / "report.json", json.dumps(report, indent=2))
+    _atomic_write(out / "report.md", markdown(report))
+    stale = out / "report.interrupted.json"
+    if stale.exists():
+        stale.unlink()
+    return report
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify` returns: the report dict, its verdict table and its figures."""
+    data: dict
+    out: Path
+    figures: list = field(default_factory=list)
+
+    @property
+    def table(self):
+        import pandas as pd
+        return pd.DataFrame([{k: r.get(k) for k in ("id", "verdict", "status", "kind",
+                                                     "reading", "predicted_by", "seconds")}
+                             for r in self.data["claims"]])
+
+    @property
+    def verdicts(self) -> dict:
+        return {r["id"]: r["verdict"] for r in self.data["claims"]}
+
+    def __getitem__(self, claim_id):
+        for r in self.data["claims"]:
+            if r["id"] == claim_id:
+                return r
+        raise KeyError(claim_id)
+
+
+def verify(claims=None, profile: str = "quick", out="report", predict: dict | None = None,
+           log=sys.stderr) -> VerifyReport:
+    """Python entry of ``fedcomp verify`` (same report; see :func:`run_verify`)."""
+    data = run_verify(claims, profile, out, log=log, predict=predict)
+    out = Path(out)
+    figs = [out / f for r in data["claims"] for f in r["figures"]]
+    return VerifyReport(data=data, out=out, figures=figs)
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+def _fmt(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:+.3f}" if abs(v) < 100 else f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def _cell(v) -> str:
+    """Markdown table cell: pipes escaped (E||grad||^2 would otherwise split the cell)."""
+    return str(v).replace("|", "\\|")
+
+
+def _rounded(obj):
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_rounded(v) for v in obj]
+    if isinstance(obj, float):
+        return float(f"{obj:.4g}")
+    return obj
+
+
+def shown_verdict(row) -> str:
+    return row["verdict"] if row["status"] == "checked" else "not-checked"
+
+
+def verdict_table(report: dict) -> str:
+    lines = ["| claim | verdict | reading | wall s | CPU s | command |",
+             "|---|---|---|---|---|---|"]
+    for r in report["claims"]:
+        lines.append(f"| {r['id']} | **{shown_verdict(r)}** | {_cell(r.get('reading', ''))} | "
+                     f"{r['seconds']} | {r.get('cpu_seconds', '')} | `{r['command']}` |")
+    return "\n".join(lines)
+
+
+def tally(report: dict) -> str:
+    counts: dict = {}
+    for r in report["claims"]:
+        counts[shown_verdict(r)] = counts.get(shown_verdict(r), 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+
+
+def summary_markdown(report: dict, command: str) -> str:
+    """The measured time and the verdict table of a report, for docs/verify.md and the README."""
+    return "\n".join([
+        f"Command: `{command}`", "",
+        f"Measured {report['date']} on {report['machine']}: **{report['seconds']} s wall clock, "
+        f"{report['cpu_seconds']} s CPU time** for {len(report['claims'])} claims "
+        f"({tally(report)}).", "", verdict_table(report)])
+
+
+def markdown(report: dict) -> str:
+    out = [f"# fedcomp verify report ({report['profile']} profile)", "",
+           f"Generated {report['date']} on {report['machine']}; total {report['seconds']} s wall "
+           f"clock, {report.get('cpu_seconds', '?')} s CPU time of this process.", "",
+           f"Verdicts: {tally(report)}.", "",
+           "**pass** = the measurement is consistent with the claim (for an O(.) bound: the "
+           "measured exponent's 95 % interval is not slower than predicted, and not steeper than "
+           "the class can reach; the detail says whether the bound is tight); **fail** = the "
+           "measurement excludes it; **inconclusive** = the interval is too wide, the run is "
+           "outside the bound's regime, a claim it depends on fails, or the check raised.", "",
+           verdict_table(report), ""]
+    for r in report["claims"]:
+        pred_by = "" if r.get("predicted_by", "paper") == "paper" else \
+            " -- **the user's prediction, not the paper's**"
+        out += [f"## {r['id']} -- {r['location']}", "",
+                f"*{r['paper']}* ({r['kind']}); reading judged: {r.get('reading', '')}", "",
+                f"**Statement.** {r['statement']}", "",
+                f"**Prediction{pred_by}.** `{json.dumps(r['predicted'])}`", ""]
+        if r.get("depends_on"):
+            out += [f"**Depends on.** {', '.join(r['depends_on'])}", ""]
+        out += [f"**Verdict: {shown_verdict(r)}** ({r['seconds']} s)", ""]
+        m = r["measured"]
+        if isinstance(m, dict) and isinstance(m.get("parts"), list):
+            out += ["| part | verdict | slope | 95 % interval | predicted |",
+                    "|---|---|---|---|---|"]
+            for p in m["parts"]:
+                cells = (p.get("part"), p.get("verdict"), _fmt(p.get("slope")),
+                         _fmt(p.get("interval")), _fmt(p.get("predicted")))
+                out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+            rest = {k: v for k, v in m.items() if k != "parts"}
+            if rest:
+                out += ["", "Also measured (not judged): `" + json.dumps(_rounded(rest)) + "`"]
+        elif m is not None:
+            out += ["**Measured.**", "", "```json", json.dumps(m, indent=1)[:4000], "```"]
+        out += ["", "**Detail.** " + str(r["detail"]).replace("\n", "  \n"), ""]
+        for f in r["figures"]:
+            out += [f"![{r['id']}]({f})", ""]
+        out += [f"Reproduce: `{r['command']}`", ""]
+    return "\n".join(out)
+
+
+# --- command line -------------------------------------------------------------------------------
+
+def _verify_cli(args) -> int:
+    from fedcomp.rates.measure import set_executor
+    predict = None
+    if args.predict is not None:
+        if not args.claim or len(args.claim) != 1:
+            raise ValueError("--predict needs exactly one --claim (the claim whose prediction "
+                             "it replaces)")
+        from fedcomp.checks import get
+        from fedcomp.checks.predict import parse_user_prediction
+        c = get(args.claim[0])
+        if c.check is None:
+            raise ValueError(f"--predict: claim {c.id} has no check ({c.not_checked})")
+        predict = {c.id: parse_user_prediction(args.predict, c.predicted, c.id)}
+    set_executor(executor=args.executor, address=args.address, workers=args.workers,
+                 progress=not args.json and sys.stderr.isatty())
+    try:
+        report = run_verify(args.claim, args.profile, args.out, log=sys.stderr, predict=predict)
+    except KeyboardInterrupt:
+        print(f"fedcomp: interrupted; the partial report is in "
+              f"{Path(args.out) / 'report.interrupted.json'} (report.json left as it was)",
+              file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps({"claims": [{k: r.get(k) for k in JSON_FIELDS}
+                                     for r in report["claims"]],
+                          "profile": report["profile"], "seconds": report["seconds"],
+                          "cpu_seconds": report["cpu_seconds"]}, indent=2))
+    else:
+        print(verdict_table(report))
+        print(f"\n{len(report['claims'])} claims ({tally(report)}) in {report['seconds']} s "
+              f"wall clock ({report['cpu_seconds']} s CPU); report: "
+              f"{Path(args.out) / 'report.md'}")
+    return 0
+
+
+def add_cli(sub) -> None:
+    from fedcomp.runner import EXECUTORS
+    p = sub.add_parser("verify", help="check the papers' claims and write a report",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--claim", action="extend", nargs="+", metavar="ID",
+                   help="check only these claims (and the claims they depend on)")
+    p.add_argument("--profile", choices=PROFILES, default="quick",
+                   help="quick: minutes on a laptop; full: paper-scale grids")
+    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    p.add_argument("--out", default="report", metavar="DIR",
+                   help="report directory (default ./report)")
+    p.add_argument("--predict", default=None, metavar="JSON",
+                   help="with one --claim: judge this prediction (JSON, in the shape of the "
+                        "claim's `predicted` in `fedcomp claims --json`) instead of the paper's")
+    p.add_argument("--executor", choices=EXECUTORS, default="inprocess",
+                   help="where the sweeps run (default inprocess: numba threads)")
+    p.add_argument("--address", default=None, metavar="tcp://host:port",
+                   help="Dask scheduler for --executor dask (default: a LocalCluster)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="process-pool / LocalCluster workers (default: all cores)")
+    p.set_defaults(func=_verify_cli)

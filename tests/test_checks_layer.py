@@ -1,0 +1,173 @@
+"""The checks layer: every claim resolves, every check judges the prediction it is handed and
+fails wrong ones (the mutation suite), the dependency rule, --predict, and the verdict rules."""
+import json
+import math
+
+import pytest
+
+from fedcomp import checks
+from fedcomp.checks import Check, CheckResult, Claim, Measurement, all_claims
+from fedcomp.checks.predict import conform, flipped, parse_user_prediction, scaled, steeper
+from fedcomp.cli import main
+from fedcomp.rates.fit import ExponentFit
+from fedcomp.rates.verdict import (bound_constant_verdict, equal_verdict, exponent_verdict,
+                                   ordering_verdict, upper_bound_verdict)
+
+CLAIMS = all_claims()
+MIGRATED = [c for c in CLAIMS if c.check is not None and c.reading != checks.LEGACY_READING]
+
+
+def test_registry_resolves():
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids))
+    for c in CLAIMS:
+        assert c.predicted is not None
+        if c.check is None:
+            assert len(c.not_checked) >= 20, c.id
+        else:
+            assert callable(c.check.measure) and callable(c.check.judge), c.id
+        for d in c.depends_on:
+            assert d in ids, (c.id, d)
+        json.dumps(c.to_dict())
+
+
+def test_claims_json_has_reading_and_depends_on(capsys):
+    assert main(["claims", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["claims"]
+    assert {c["id"] for c in out} == {c.id for c in CLAIMS}
+    for c in out:
+        assert isinstance(c["reading"], str) and c["reading"]
+        assert isinstance(c["depends_on"], list)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("checks")
+    cache = {}
+
+    def get(claim):
+        key = claim.check.measure
+        if key not in cache:
+            cache[key] = claim.check.measure("quick", out)
+        return cache[key]
+    return get
+
+
+@pytest.mark.parametrize("cid", [c.id for c in MIGRATED])
+def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
+    c = checks.get(cid)
+    m = measured(c)
+    res = c.check.judge(c.predicted, m)
+    assert res.verdict in ("pass", "fail", "inconclusive") and res.detail
+    assert res.predicted == c.predicted
+    assert c.check.wrong is not None, f"{cid}: declare the predictions its check must fail"
+    wrongs = c.check.wrong(c.predicted)
+    assert wrongs, cid
+    for w in wrongs:
+        conform(c.predicted, w, cid)
+        assert w != c.predicted
+        r = c.check.judge(w, m)
+        assert r.verdict == "fail", (cid, w, r.detail)
+
+
+# --- dependency rule and --predict on synthetic claims ----------------------------------------
+
+def _measure_const(profile, out_dir):
+    return Measurement(values={"slope": -0.5, "low": -0.55, "high": -0.45})
+
+
+def _judge_slope(predicted, m):
+    v = m.values
+    verdict = "fail" if v["low"] > predicted["T"] else "pass"
+    return CheckResult(verdict, predicted, v, f"slope {v['slope']} vs {predicted['T']}")
+
+
+def _claim(cid, pred, deps=()):
+    return Claim(id=cid, paper="fedcomp", location="test", statement="test claim", kind="rate",
+                 predicted=pred, depends_on=deps,
+                 check=Check(_measure_const, _judge_slope, steeper(("T",))))
+
+
+def test_a_claim_cannot_pass_while_one_it_depends_on_fails(extra_claims, tmp_path, capsys):
+    extra_claims(_claim("fedcomp.test-theorem", {"T": -1.0}),
+                 _claim("fedcomp.test-corollary", {"T": -0.5}, ("fedcomp.test-theorem",)))
+    assert main(["verify", "--claim", "fedcomp.test-corollary", "--json",
+                 "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out["fedcomp.test-theorem"]["verdict"] == "fail"  # run as a dependency
+    cor = out["fedcomp.test-corollary"]
+    assert cor["verdict"] == "inconclusive"
+    assert "fedcomp.test-theorem" in cor["detail"] and cor["depends_on"] == [
+        "fedcomp.test-theorem"]
+
+
+def test_predict_judges_the_users_prediction(extra_claims, tmp_path, capsys):
+    extra_claims(_claim("fedcomp.test-rate", {"T": -0.5}))
+    args = ["verify", "--claim", "fedcomp.test-rate", "--json", "--out", str(tmp_path)]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["claims"][0]["verdict"] == "pass"
+    assert main(args + ["--predict", '{"T": -1.5}']) == 0
+    row = json.loads(capsys.readouterr().out)["claims"][0]
+    assert row["verdict"] == "fail" and row["predicted_by"] == "user"
+    assert "the user's prediction" in (tmp_path / "report.md").read_text()
+    # malformed: a one-line error naming the expected shape
+    assert main(args + ["--predict", '{"K": -0.5}']) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and '{"T": "number"}' in err[0]
+
+
+def test_conform_names_the_shape():
+    ref = {"T": -0.5, "L": "2*L_f*B_g**2", "ok": True, "order": ["a", ">", "b"]}
+    conform(ref, {"T": -1, "L": "L_f", "ok": False, "order": ["b", ">", "a"]})
+    for bad in ({"T": "x"}, {**ref, "T": True}, {**ref, "ok": 1}, {**ref, "order": ["a"]},
+                {**ref, "extra": 1}):
+        with pytest.raises(ValueError, match="must have the shape"):
+            conform(ref, bad)
+    assert parse_user_prediction("2*L_f", "L_f*B_g", "c") == "2*L_f"
+    assert scaled(("L",))(ref)[0]["L"] == "0.5*(2*L_f*B_g**2)"
+    assert flipped(("ok",))(ref)[0]["ok"] is False
+
+
+# --- verdict rules ------------------------------------------------------------------------------
+
+def _fit(slope, low, high, n=5):
+    return ExponentFit(slope=slope, intercept=0.0, low=low, high=high, boot_low=low,
+                       boot_high=high, reg_low=low, reg_high=high, stderr=0.01, r2=0.99,
+                       n_points=n, n_seeds=8, x=[], y_mean=[], y_low=[], y_high=[])
+
+
+def test_upper_bound_rule_fails_slower_and_refuses_impossibly_fast():
+    assert upper_bound_verdict(_fit(-0.3, -0.35, -0.25), -0.5).verdict == "fail"
+    tight = upper_bound_verdict(_fit(-0.5, -0.55, -0.45), -0.5)
+    assert tight.verdict == "pass" and "tight" in tight.reason and "not tight" not in tight.reason
+    loose = upper_bound_verdict(_fit(-0.8, -0.85, -0.75), -0.5)
+    assert loose.verdict == "pass" and "not tight" in loose.reason
+    # super-linear speed-up: steeper than the class can reach -> inconclusive, with the reason
+    sl = upper_bound_verdict(_fit(-1.54, -1.6, -1.48), -0.5, floor=-1.0,
+                             floor_reason="super-linear speed-up")
+    assert sl.verdict == "inconclusive" and "super-linear" in sl.reason
+    assert upper_bound_verdict(_fit(-0.5, -0.9, 0.1), -0.5).verdict == "inconclusive"
+    assert upper_bound_verdict(_fit(-0.5, -0.55, -0.45, n=2), -0.5).verdict == "inconclusive"
+    assert upper_bound_verdict(_fit(-0.5, -math.inf, math.inf), -0.5).verdict == "inconclusive"
+
+
+def test_exact_rules_fail_both_ways():
+    assert exponent_verdict(_fit(-0.5, -0.55, -0.45), -0.5).verdict == "pass"
+    assert exponent_verdict(_fit(-0.5, -0.55, -0.45), -1.0).verdict == "fail"
+    assert exponent_verdict(_fit(-0.5, -0.55, -0.45), 0.0).verdict == "fail"
+    assert equal_verdict("L", "L_h + B_f*L_g", "B_f*L_g + L_h").verdict == "pass"
+    assert equal_verdict("L", "L_h + B_f*L_g", "2*(B_f*L_g + L_h)").verdict == "fail"
+    assert equal_verdict("v", 0.933, 0.933).verdict == "pass"
+    assert equal_verdict("v", 0.933, 0.9331).verdict == "fail"
+
+
+def test_constant_and_ordering_rules():
+    assert bound_constant_verdict("L", 2.0, 1.0, True).verdict == "pass"
+    assert "loose by a factor 2" in bound_constant_verdict("L", 2.0, 1.0, True).reason
+    assert bound_constant_verdict("L", 0.5, 1.0, True).verdict == "fail"
+    assert bound_constant_verdict("L", 0.9, 1.0, False, observed_max=0.8).verdict == \
+        "inconclusive"
+    assert bound_constant_verdict("L", 0.7, 1.0, False, observed_max=0.8).verdict == "fail"
+    assert ordering_verdict("A>B", 0.01, 0.03, 0.02, 5).verdict == "pass"
+    assert ordering_verdict("A>B", -0.03, -0.01, -0.02, 5).verdict == "fail"
+    assert ordering_verdict("A>B", -0.01, 0.03, 0.01, 5).verdict == "inconclusive"

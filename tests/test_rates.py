@@ -187,7 +187,7 @@ def test_speedup_reports_none_when_no_common_level():
 
 
 def test_bias_probe_reports_each_eta():
-    from fedcomp.rates.checks import bias_probe
+    from fedcomp.rates.feddro import bias_probe
     args = {"num_clients": 4, "dim": 6, "inner_dim": 3, "heterogeneity": 1.0, "seed": 0}
     out = bias_probe(args, etas=(0.05, 0.025), horizon=200.0)
     assert [r["eta"] for r in out["runs"]] == [0.05, 0.025]
@@ -198,27 +198,31 @@ def test_bias_probe_reports_each_eta():
 
 
 def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
-    from fedcomp.rates.checks import PROFILES, _asymptotics
+    from fedcomp.checks.core import Measurement
+    from fedcomp.checks.khanduri import judge_thm52
+    from fedcomp.rates.feddro import PROFILES
+    from fedcomp.rates.verdict import regime
     rng = np.random.default_rng(0)
-    P = PROFILES["full"]
-    # E = T^-1/2 (1 - 4 T^-1/2): whole-grid slope above -1/2, local slopes approach it from above
-    Ts = P["Ts"]
+    Ts = PROFILES["full"]["Ts"]
+
+    def curve(T):  # E = T^-1/2 (1 - 4 T^-1/2): whole-grid slope above -1/2, local slopes approach it
+        return T ** -0.5 * (1 - 4 * T ** -0.5)
     summary = _synthetic_summary(Ts, [8], 3, 0.0, rng)
-    summary["avg_grad_sq"] = [T ** -0.5 * (1 - 4 * T ** -0.5) for T in summary["T"]]
-    part, info = {"verdict": "fail", "reason": "whole grid"}, {}
-    _asymptotics(*matrix(summary, "T", K=8), P, "X", part, info)
-    local = np.array(info["X_local_T_slopes"])
-    exact = np.diff(np.log([T ** -0.5 * (1 - 4 * T ** -0.5) for T in Ts])) / np.diff(np.log(Ts))
-    np.testing.assert_allclose(local, exact, rtol=1e-12)
-    assert np.all(np.diff(local) < 0) and np.all(local > -0.5)
-    lo_half = fit_exponent(np.array(Ts[4:], float),
-                           np.tile([T ** -0.5 * (1 - 4 * T ** -0.5) for T in Ts[4:]], (3, 1)))
-    assert info["X_upper_half_T_slope"][0] == pytest.approx(lo_half.slope, rel=1e-12)
-    assert part["verdict"] == "fail" and f"T >= {Ts[4]} alone (not used by the verdict)" \
-        in part["reason"]
-    # the quick grid (6 points) has no upper half of four points: local slopes only
-    q, qi = {"verdict": "pass", "reason": ""}, {}
-    quick = _synthetic_summary(PROFILES["quick"]["Ts"], [8], 3, 0.0, rng)
-    _asymptotics(*matrix(quick, "T", K=8), PROFILES["quick"], "X", q, qi)
-    assert "X_upper_half_T_slope" not in qi and q["verdict"] == "pass"
-    np.testing.assert_allclose(qi["X_local_T_slopes"], -0.5, atol=1e-12)
+    summary["avg_grad_sq"] = [curve(T) for T in summary["T"]]
+    x, v = matrix(summary, "T", K=8)
+    reg = regime(x, v, -0.5)
+    exact = np.diff(np.log([curve(T) for T in Ts])) / np.diff(np.log(Ts))
+    np.testing.assert_allclose(reg["local_slopes"], exact, rtol=1e-12)
+    assert np.all(np.diff(exact) < 0) and np.all(exact > -0.5)
+    whole = fit_exponent(x, v)
+    upper = fit_exponent(x[4:], v[:, 4:])
+    m = Measurement(values={"rates": {"LQ": {"T": whole, "K": whole, "regime": reg,
+                                             "T_upper_half": upper},
+                                      "LQ-diagnostic": {"T": whole}},
+                            "K0": 8, "Tmax": max(Ts), "max_width": 0.25})
+    res = judge_thm52({"T": -0.5, "K": -0.5}, m)
+    part = res.measured["parts"][0]
+    # the whole grid decides (slower than -1/2: fail); the upper half is reported beside it
+    assert whole.low > -0.5 and part["verdict"] == "fail"
+    assert "upper half of the T grid alone (reported, not judged)" in part["reason"]
+    assert f"{upper.slope:+.3f}" in part["reason"] and "regime:" in part["reason"]

@@ -100,3 +100,27 @@ def test_bad_input():
         S.schedule("feddro", C, 10, 1, c_x=1.0)
     with pytest.raises(ValueError, match="c_eta"):
         S.schedule("feddro", C, 10, 1, c_eta=-1.0)
+
+
+def test_measured_schedules_follow_the_theorems_orders():
+    """fedcomp.rates.schedules (the measurements' numbers) is a constant multiple of
+    fedcomp.theory.schedules.ORDERS (the derivations' orders): one home for the orders."""
+    import math
+
+    from fedcomp.rates import schedules as RS
+    from fedcomp.theory.schedules import ORDERS, order
+    names = {"eta": "eta", "I": "local_steps", "gamma_x": "server_lr_x"}
+    for alg, orders in ORDERS.items():
+        ratios = {}
+        for T, K in ((2 ** 20, 2), (2 ** 24, 2), (2 ** 30, 32)):  # large T: rounding of I small
+            p = RS.SCHEDULES[alg](T, K)
+            subs = {"T": T, "K": K, "I": p["local_steps"]}
+            for name, key in names.items():
+                if name not in orders:
+                    continue
+                expr = order(alg, name)
+                value = float(expr.subs({s: subs[s.name] for s in expr.free_symbols}))
+                ratios.setdefault(name, []).append(p[key] / value)
+        for name, r in ratios.items():
+            assert max(r) / min(r) < 1.02, (alg, name, r)
+            assert all(math.isfinite(x) and x > 0 for x in r)

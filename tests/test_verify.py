@@ -4,9 +4,8 @@ import json
 import pytest
 
 from fedcomp.cli import main
-from fedcomp.rates import checks as C
+import fedcomp.rates.feddro as C
 from fedcomp.checks import Check, Claim
-from fedcomp.theory import claims as CL
 
 
 @pytest.fixture
@@ -23,19 +22,22 @@ def test_verify_one_real_claim_json(tiny_profile, tmp_path, capsys):
     rc = main(["verify", "--claim", "khanduri.cor4.4", "--json", "--out", str(tmp_path)])
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    assert [c["id"] for c in out["claims"]] == ["khanduri.cor4.4"]
-    c = out["claims"][0]
+    # the claim it depends on is checked first (its verdict decides whether cor4.4 may pass)
+    assert [c["id"] for c in out["claims"]] == ["khanduri.thm4.3", "khanduri.cor4.4"]
+    assert out["claims"][1]["depends_on"] == ["khanduri.thm4.3"]
+    c = out["claims"][1]
     assert set(c) >= {"id", "verdict", "predicted", "measured", "detail"}
     assert c["verdict"] in ("pass", "fail", "inconclusive")
     assert c["status"] == "checked"
     parts = c["measured"]["parts"]
-    assert {p["part"].split(":")[0] for p in parts} >= {"sample complexity (K=4)",
-                                                         "communication (K=4)"}
+    assert {p["part"].split(":")[0] for p in parts} >= {"LQ samples per client (K=4)",
+                                                         "LQ communication (K=4)"}
+    assert c["reading"].startswith("Definition 3.7")
     for f in c["figures"]:
         assert (tmp_path / f).exists()
     md = (tmp_path / "report.md").read_text()
     assert "khanduri.cor4.4" in md and "fedcomp verify --claim khanduri.cor4.4" in md
-    assert json.loads((tmp_path / "report.json").read_text())["claims"][0]["id"] == c["id"]
+    assert json.loads((tmp_path / "report.json").read_text())["claims"][1]["id"] == c["id"]
     # the sweep's runs are stored and a second verify reuses them (nothing re-run)
     store = tmp_path / "data" / "quick-feddro-lq"
     parts_before = sorted(p.name for p in store.glob("part-*.parquet"))
@@ -81,10 +83,10 @@ def test_verify_rejects_unknown_claim_and_profile(tmp_path, capsys):
 
 
 def test_rate_claims_are_registered_with_checks():
-    ids = {c.id: c for c in CL.all_claims()}
+    from fedcomp.checks import get
     for cid in ("khanduri.thm4.2", "khanduri.thm4.3", "khanduri.cor4.4", "khanduri.rem4.5",
                 "khanduri.thm5.2", "khanduri.cor5.3"):
-        assert ids[cid].check and ids[cid].check.startswith("fedcomp.rates.checks:")
+        assert get(cid).check.name.startswith("fedcomp.rates.feddro:measure_"), cid
 
 
 def test_sweep_command_fits_exponents(tmp_path, capsys):

@@ -166,3 +166,15 @@ def combine(*wrongs: Callable[[Any], list]) -> Callable[[Any], list]:
     def wrong(pred):
         return [m for w in wrongs for m in w(pred)]
     return wrong
+
+
+def cheaper(*paths: tuple, by: float = 0.5) -> Callable[[Any], list]:
+    """Complexity exponents (negative powers of eps) made smaller in magnitude by `by` (halved
+    where that would reach 0): a claim of fewer samples or rounds than the run needs."""
+    return each(paths, lambda v: v + by if v + by < 0 else v / 2)
+
+
+def times(factor: str, *paths: tuple) -> Callable[[Any], list]:
+    """Order expressions (sympy strings) multiplied by `factor`, e.g. "eps**(1/2)" (a claim of
+    a smaller order)."""
+    return each(paths, lambda v: f"({v})*{factor}")

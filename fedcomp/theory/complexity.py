@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-__all__ = ["Scheme", "SCHEMES", "TABLE1", "derive", "derive_all", "complexity_table",
+__all__ = ["Scheme", "SCHEMES", "TABLE1", "derive", "parse", "same_order", "derive_all", "complexity_table",
            "table1_comparison", "findings", "format_table", "complexity_json",
            "corollary_constants"]
 
@@ -84,22 +84,37 @@ def _s(text: str) -> sp.Expr:
                                     "d_1": d1, "d_2": d2, "eta": eta, "I": I, "m": m, "b": b})
 
 
+def parse(text: str) -> sp.Expr:
+    """An order expression in this module's symbols (T, K, eps, d, d_g, ...; ``^`` as power),
+    e.g. a claim's prediction "eps^-2/K"."""
+    try:
+        return _s(str(text).replace("^", "**"))
+    except (sp.SympifyError, SyntaxError, TypeError) as exc:
+        raise ValueError(f"{text!r} is not an order expression ({exc})") from None
+
+
+def _order(algorithm: str, name: str) -> sp.Expr:
+    """A theorem parameter's order from the one table of them (fedcomp.theory.schedules)."""
+    from fedcomp.theory.schedules import ORDERS
+    return _s(ORDERS[algorithm][name])
+
+
 SCHEMES: dict[str, Scheme] = {s.key: s for s in [
     Scheme("feddro", "FedDRO (Algorithm 2)", "khanduri", "Theorem 4.3, Corollary 4.4, Remark 4.5",
-           False, {eta: _s("sqrt(K/T)"), I: _s("T**(1/4)/K**(3/4)")},
+           False, {eta: _order("feddro", "eta"), I: _order("feddro", "I")},
            # the theorem states only the result O(1/sqrt(KT)) (constants in Appendix F, not in
            # the text): its terms are C_Sync/sqrt(KT) + C_Drift/sqrt(KT)
            (_s("1/sqrt(K*T)"), _s("1/sqrt(K*T)")), _s("1/sqrt(K*T)"),
-           _s("T**(1/4)/K**(3/4)"), _s("2"), _s("d"), _s("d_g"),
+           _order("feddro", "I"), _s("2"), _s("d"), _s("d_g"),
            {"per_client_samples": _s("1/(K*eps**2)"), "total_samples": _s("eps**-2"),
             "rounds": _s("eps**(-3/2)"), "batch": _s("1"),
             "floats_per_client": _s("eps**(-3/2)*d + eps**-2*d_g/K")},
            "two samples of g_k per iteration (estimator (8) at x^t and x^{t-1}); y shared every "
            "iteration (d_g floats), x every I iterations (d floats)"),
     Scheme("ds-feddro", "DS-FedDRO (Algorithm 3)", "khanduri", "Theorem 5.2, Corollary 5.3",
-           False, {eta: _s("1/sqrt(I*T)"), I: _s("sqrt(T/K)")},
+           False, {eta: _order("ds-feddro", "eta"), I: _order("ds-feddro", "I")},
            (_s("1/sqrt(K*T)"), _s("1/T")), _s("1/sqrt(K*T)"),
-           _s("sqrt(T/K)"), _s("1"), _s("d + d_g"), _s("0"),
+           _order("ds-feddro", "I"), _s("1"), _s("d + d_g"), _s("0"),
            {"per_client_samples": _s("1/(K*eps**2)"), "total_samples": _s("eps**-2"),
             "rounds": _s("1/eps"), "batch": _s("1")},
            "x and y averaged every I iterations with server step sizes gamma_x = sqrt(K/T)"),
@@ -583,31 +598,6 @@ def _scheme_check(key: str, what: str):
                         "total_samples": str(dv.total_samples), "rounds": str(dv.rounds),
                         "batch": str(dv.batch), "floats_per_client": str(dv.floats_per_client)},
                        f"{what}. {detail}")
-
-
-def check_feddro(profile, out_dir):
-    return _scheme_check("feddro", "Corollary 4.4 derived from Theorem 4.3's parameters")
-
-
-def check_feddro_floats(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    dv = derive("feddro")
-    fpc = dv.floats_per_client
-    first, second = sp.simplify(dv.rounds * d), sp.simplify(dv.iterations * dg)
-    cond = sp.solve(sp.Eq(first, second), d)
-    ok = (same_order(first, eps ** sp.Rational(-3, 2), (eps,))
-          and sp.simplify(second - eps ** -2 * dg / K) == 0
-          and cond and sp.simplify(cond[0] - dg / (sp.sqrt(eps) * K)) == 0)
-    return CheckResult("pass" if ok else "fail", "eps^-3/2 d + eps^-2 K^-1 d_g; crossover "
-                       "d = eps^-1/2 K^-1 d_g", {"floats_per_client": str(fpc),
-                                                 "crossover_d": str(cond[0] if cond else None)},
-                       f"rounds * d + T * d_g = {fpc}; the terms are equal at d = "
-                       f"{cond[0] if cond else '?'} (Remark 4.5: d >= eps^-1/2 K^-1 d_g, "
-                       "equivalently d_g <= sqrt(eps) K d)")
-
-
-def check_ds_feddro(profile, out_dir):
-    return _scheme_check("ds-feddro", "Corollary 5.3 derived from Theorem 5.2's parameters")
 
 
 def check_comfedl(profile, out_dir):

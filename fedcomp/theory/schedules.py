@@ -54,10 +54,33 @@ from typing import Callable
 
 from fedcomp import _validate as V
 
-__all__ = ["Schedule", "ScheduleError", "ALGORITHMS", "prescribe", "schedule", "schedule_fn",
-           "feddro_min_iterations"]
+__all__ = ["Schedule", "ScheduleError", "ALGORITHMS", "ORDERS", "order", "prescribe",
+           "schedule", "schedule_fn", "feddro_min_iterations"]
 
 ALGORITHMS = ("feddro", "ds-feddro", "fedavg-modified", "localscgdam")
+
+#: The orders of the theorems' parameters in T and K (free constants left out): the one home of
+#: "which schedule a theorem prescribes". The sympy derivations of the corollaries
+#: (:mod:`fedcomp.theory.complexity`) substitute these; the measurements
+#: (:mod:`fedcomp.rates.schedules`) multiply them by their free constants (a test pins that each
+#: numeric schedule is a constant multiple of these orders).
+ORDERS = {
+    "feddro": {"eta": "sqrt(K/T)", "beta": "eta", "I": "T**(1/4)/K**(3/4)"},
+    "ds-feddro": {"eta": "1/sqrt(I*T)", "beta": "eta", "gamma_x": "sqrt(K/T)",
+                  "gamma_y": "gamma_x", "I": "sqrt(T/K)"},
+    "fedavg-modified": {"eta": "sqrt(K/T)", "I": "T**(1/4)"},
+}
+
+
+def order(algorithm: str, name: str):
+    """sympy expression of parameter `name` of `algorithm`'s theorem (see :data:`ORDERS`), in
+    the positive symbols T, K (and I, eta where the theorem writes them so)."""
+    import sympy as sp
+    if algorithm not in ORDERS or name not in ORDERS[algorithm]:
+        raise ValueError(f"no order for {algorithm!r} parameter {name!r}; known: "
+                         f"{ {a: sorted(v) for a, v in ORDERS.items()} }")
+    syms = {n: sp.Symbol(n, positive=True) for n in ("T", "K", "I", "eta", "gamma_x")}
+    return sp.sympify(ORDERS[algorithm][name], locals=syms)
 
 
 class ScheduleError(ValueError):

@@ -19,6 +19,14 @@ from fedcomp.engine import simulate, simulate_many, SimulationResult, BatchResul
 _LAZY = {"theory", "counterexamples", "rates", "runner", "figures", "neural"}
 
 
+def verify(claims=None, profile: str = "quick", out="report", predict=None, **kw):
+    """Check claims and write the report (``fedcomp verify``); returns a
+    :class:`fedcomp.report.VerifyReport` (``.table`` is the verdict table as a DataFrame,
+    ``.figures`` the figure paths, ``.data`` the JSON report)."""
+    from fedcomp.report import verify as _verify
+    return _verify(claims, profile=profile, out=out, predict=predict, **kw)
+
+
 def __getattr__(name: str):
     # Heavier sub-packages (sympy, matplotlib, torch) are imported on first use.
     if name in _LAZY:
@@ -28,6 +36,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'fedcomp' has no attribute {name!r}")
 
 
-__all__ = ["problems", "algorithms", "simulate", "simulate_many", "SimulationResult",
+__all__ = ["problems", "algorithms", "simulate", "verify", "simulate_many", "SimulationResult",
            "BatchResult", "theory", "counterexamples", "rates", "runner", "figures", "neural",
            "__version__"]

@@ -102,3 +102,25 @@ def test_sweep_command_fits_exponents(tmp_path, capsys):
     assert fit["interval"][0] <= fit["slope"] <= fit["interval"][1]
     assert (tmp_path / "f.png").exists()
     assert list((tmp_path / "s").glob("part-*.parquet"))
+
+
+def test_predict_on_a_real_claim_and_the_python_api(tiny_profile, tmp_path, capsys):
+    import fedcomp
+    from fedcomp.checks import get
+    own = get("khanduri.thm4.3").predicted
+    assert own == {"T": -0.5, "K": -0.5}
+    faster = {**own, "T": -1.5}
+    rc = main(["verify", "--claim", "khanduri.thm4.3", "--predict", json.dumps(faster),
+               "--json", "--out", str(tmp_path)])
+    assert rc == 0
+    row = json.loads(capsys.readouterr().out)["claims"][0]
+    assert row["verdict"] == "fail" and row["predicted_by"] == "user"
+    assert row["predicted"] == faster
+    rep = fedcomp.verify(["khanduri.thm4.3"], out=tmp_path, log=open("/dev/null", "w"))
+    assert list(rep.table["id"]) == ["khanduri.thm4.3"]
+    assert rep.table["verdict"].iloc[0] in ("pass", "inconclusive")
+    assert rep["khanduri.thm4.3"]["predicted_by"] == "paper"
+    assert main(["verify", "--claim", "khanduri.thm4.3", "--predict", "[1, 2]",
+                 "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "must have the shape" in err[0] and '"T": "number"' in err[0]

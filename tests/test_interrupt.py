@@ -1,0 +1,76 @@
+"""Ctrl-C during `fedcomp verify` stops it (exit 130) and never overwrites the last complete
+report, also when the interrupt arrives inside compiled (numba) code."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import fedcomp
+    from fedcomp import checks
+    from fedcomp.checks import Check, CheckResult, Claim, Measurement
+
+    def measure(profile, out_dir):
+        p = fedcomp.problems.LinearQuadratic.random(4, 6, 3, heterogeneity=0.5, seed=1,
+                                                   noise=0.1)
+        print("measuring", flush=True)
+        for i in range(10 ** 6):  # long numba runs: the interrupt lands in compiled code
+            fedcomp.simulate(p, "feddro", iterations=200_000, eta=0.01, local_steps=2,
+                             beta=0.1, seed=i, record_every=200_000)
+        return Measurement(values={})
+
+    def judge(predicted, m):
+        return CheckResult("pass", predicted, None, "never reached")
+
+    def quick(profile, out_dir):
+        return Measurement(values={})
+
+    fast = Claim(id="fedcomp.test-fast", paper="fedcomp", location="test", statement="fast",
+                 kind="rate", predicted={"T": -0.5}, check=Check(quick, judge))
+    slow = Claim(id="fedcomp.test-slow", paper="fedcomp", location="test", statement="slow",
+                 kind="rate", predicted={"T": -0.5}, check=Check(measure, judge))
+    reg = dict(checks._registry()); reg[slow.id] = slow; reg[fast.id] = fast
+    checks._CACHE = checks._validate(list(reg.values()))
+    from fedcomp.cli import main
+    sys.exit(main(["verify", "--claim", fast.id, slow.id,
+                   "--out", sys.argv[1]]))
+""")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_sigint_stops_verify_and_keeps_the_last_report(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "report.json").write_text('{"sentinel": true}')
+    script = tmp_path / "slow.py"
+    script.write_text(SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script), str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    line = ""
+    while time.time() < deadline and "measuring" not in line:
+        line = proc.stdout.readline()
+        if not line and proc.poll() is not None:
+            break
+    assert "measuring" in line, proc.stderr.read()
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    try:
+        rc = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("verify did not stop within 60 s of SIGINT")
+    err = proc.stderr.read()
+    assert rc == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert json.loads((out / "report.json").read_text()) == {"sentinel": True}
+    partial = json.loads((out / "report.interrupted.json").read_text())
+    assert partial["interrupted"] is True
+    assert [r["id"] for r in partial["claims"]] == ["fedcomp.test-fast"]

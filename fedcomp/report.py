@@ -25,7 +25,8 @@ The loop (:func:`run_verify`):
    report is written beside the last complete one as ``report.interrupted.json`` and the command
    exits 130. Reports are written atomically (temporary file, then rename).
 
-Outputs in DIR: ``report.json``, ``report.md`` and the figures the checks wrote.
+Outputs in DIR: ``report.json``, ``report.md``, ``report.html`` (one self-contained page,
+figures embedded) and the figures the checks wrote.
 With ``--json`` the JSON of CONTRACT.md is printed.
 """
 from __future__ import annotations
@@ -189,6 +190,7 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
                     "cpu_seconds": round(time.process_time() - c0, 1), "claims": rows})
     _atomic_write(out / "report.json", json.dumps(report, indent=2))
     _atomic_write(out / "report.md", markdown(report))
+    _atomic_write(out / "report.html", html(report, out))
     stale = out / "report.interrupted.json"
     if stale.exists():
         stale.unlink()
@@ -324,6 +326,70 @@ def markdown(report: dict) -> str:
             out += [f"![{r['id']}]({f})", ""]
         out += [f"Reproduce: `{r['command']}`", ""]
     return "\n".join(out)
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+_COLOURS = {"pass": "#d4edda", "fail": "#f8d7da", "inconclusive": "#fff3cd",
+            "not-checked": "#e2e3e5"}
+
+
+def html(report: dict, out: Path) -> str:
+    """One self-contained page (figures embedded as data URIs, no external resources): a summary
+    table per paper coloured by verdict, each claim linking to its evidence below."""
+    import base64
+    from html import escape as e
+    papers: dict = {}
+    for r in report["claims"]:
+        papers.setdefault(r["paper"], []).append(r)
+    head = (f"<h1>fedcomp verify report ({e(report['profile'])} profile)</h1>"
+            f"<p>Generated {e(report['date'])} on {e(report['machine'])}; "
+            f"{report['seconds']} s wall clock. Verdicts: {e(tally(report))}.</p>")
+    body = []
+    for paper, rows in papers.items():
+        body.append(f"<h2>{e(paper)}</h2><table><tr><th>claim</th><th>verdict</th>"
+                    f"<th>reading</th><th>location</th></tr>")
+        for r in rows:
+            v = shown_verdict(r)
+            body.append(f"<tr style='background:{_COLOURS[v]}'><td><a href='#{e(r['id'])}'>"
+                        f"{e(r['id'])}</a></td><td><b>{e(v)}</b></td>"
+                        f"<td>{e(str(r.get('reading', '')))}</td><td>{e(r['location'])}</td></tr>")
+        body.append("</table>")
+    for r in report["claims"]:
+        v = shown_verdict(r)
+        who = "" if r.get("predicted_by", "paper") == "paper" else \
+            " <b>(the user's prediction, not the paper's)</b>"
+        body.append(f"<section id='{e(r['id'])}' style='border-left:6px solid "
+                    f"{_COLOURS[v]};padding-left:1em'><h3>{e(r['id'])}: {e(v)}</h3>"
+                    f"<p><i>{e(r['paper'])}</i>, {e(r['location'])} ({e(r['kind'])}); reading: "
+                    f"{e(str(r.get('reading', '')))}</p><p><b>Statement.</b> "
+                    f"{e(r['statement'])}</p><p><b>Prediction{who}.</b> "
+                    f"<code>{e(json.dumps(r['predicted']))}</code></p>")
+        if r.get("depends_on"):
+            body.append("<p><b>Depends on.</b> " + ", ".join(
+                f"<a href='#{e(d)}'>{e(d)}</a>" for d in r["depends_on"]) + "</p>")
+        m = r.get("measured")
+        if isinstance(m, dict) and isinstance(m.get("parts"), list):
+            body.append("<table><tr><th>part</th><th>verdict</th><th>reason</th></tr>")
+            for part in m["parts"]:
+                pv = part.get("verdict", "")
+                body.append(f"<tr style='background:{_COLOURS.get(pv, '#fff')}'><td>"
+                            f"{e(str(part.get('part')))}</td><td>{e(str(pv))}</td><td>"
+                            f"{e(str(part.get('reason', '')))}</td></tr>")
+            body.append("</table>")
+        body.append(f"<p><b>Detail.</b> {e(str(r['detail']))}</p>")
+        for f in r.get("figures", []):
+            path = out / f
+            if path.suffix.lower() == ".png" and path.exists():
+                data = base64.b64encode(path.read_bytes()).decode()
+                body.append(f"<figure><img alt='{e(f)}' style='max-width:100%' "
+                            f"src='data:image/png;base64,{data}'><figcaption>{e(f)}"
+                            f"</figcaption></figure>")
+        body.append(f"<p>Reproduce: <code>{e(r['command'])}</code></p></section>")
+    style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:"
+             "collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>fedcomp verify report"
+            f"</title><style>{style}</style></head><body>{head}{''.join(body)}</body></html>")
 
 
 # --- command line -------------------------------------------------------------------------------

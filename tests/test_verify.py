@@ -124,3 +124,22 @@ def test_predict_on_a_real_claim_and_the_python_api(tiny_profile, tmp_path, caps
                  "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "must have the shape" in err[0] and '"T": "number"' in err[0]
+
+
+def test_html_report_parses_and_names_every_claim(tmp_path, capsys):
+    from html.parser import HTMLParser
+    rc = main(["verify", "--claim", "khanduri.rem4.5.derivation", "--json", "--out",
+               str(tmp_path)])
+    assert rc == 0
+    ids = [c["id"] for c in json.loads(capsys.readouterr().out)["claims"]]
+
+    class Sections(HTMLParser):
+        found: list = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "section":
+                self.found.append(dict(attrs)["id"])
+    p = Sections()
+    p.feed((tmp_path / "report.html").read_text())
+    assert p.found == ids
+    assert "http" not in (tmp_path / "report.html").read_text().split("<body>")[0]

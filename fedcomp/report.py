@@ -392,6 +392,59 @@ def html(report: dict, out: Path) -> str:
             f"</title><style>{style}</style></head><body>{head}{''.join(body)}</body></html>")
 
 
+# --- docs/verify.md ---------------------------------------------------------------------------
+
+DOCS_INTRO = """# `fedcomp verify`: every claim, one command
+
+This page is generated from a report by `fedcomp report DIR --docs docs/verify.md`; every number
+below is printed by the command named under "Command". Do not edit it by hand.
+
+```
+fedcomp verify --profile quick --out report-quick      # every claim, minutes
+fedcomp verify --claim khanduri.thm4.3 --json          # one claim (and those it depends on)
+fedcomp verify --claim khanduri.thm4.3 --predict '{"T": -1.5, "K": -0.5}'   # your prediction
+fedcomp verify --profile full --executor dask --address tcp://scheduler:8786
+```
+
+Each claim of the five papers is declared with its check in `fedcomp/checks/<paper>.py`
+(docs/checks.md). A check measures once and judges the prediction `fedcomp claims --json` shows
+(or yours, with `--predict`). **pass**: the measurement is consistent with the claim (for an
+O(.) bound: the measured exponent's 95 % interval is not slower than predicted and not steeper
+than the method class can reach; the detail says whether the bound is tight); **fail**: the
+measurement excludes it; **inconclusive**: the interval is too wide, the run is outside the
+bound's regime, a claim it depends on fails, or the check raised. Claims with two readings of the
+printed text are registered once per reading, and the `reading` column names the one judged.
+"""
+
+
+def docs_markdown(report: dict, command: str) -> str:
+    """docs/verify.md from a report: the intro, the time and tally, the verdict table, and per
+    claim its reading, dependencies and the verdict's detail (the measured numbers)."""
+    out = [DOCS_INTRO, f"## {report['profile'].capitalize()} profile", "",
+           summary_markdown(report, command), "", "## Details", ""]
+    for r in report["claims"]:
+        out += [f"### {r['id']}: {shown_verdict(r)}", "",
+                f"{r['location']} ({r['kind']}); reading: {r.get('reading', '')}"
+                + (f"; depends on {', '.join(r['depends_on'])}" if r.get("depends_on") else ""),
+                "", f"Prediction: `{json.dumps(r['predicted'])}`", "",
+                str(r["detail"]).split("\nTraceback")[0], ""]
+    return "\n".join(out)
+
+
+def _report_cli(args) -> int:
+    src = Path(args.dir) / "report.json"
+    if not src.is_file():
+        raise ValueError(f"no report.json in {args.dir}: run `fedcomp verify --out {args.dir}`")
+    report = json.loads(src.read_text())
+    command = args.command or f"fedcomp verify --profile {report['profile']} --out {args.dir}"
+    if args.docs:
+        _atomic_write(Path(args.docs), docs_markdown(report, command))
+        print(f"wrote {args.docs}")
+    else:
+        print(summary_markdown(report, command))
+    return 0
+
+
 # --- command line -------------------------------------------------------------------------------
 
 def _verify_cli(args) -> int:
@@ -450,3 +503,10 @@ def add_cli(sub) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="process-pool / LocalCluster workers (default: all cores)")
     p.set_defaults(func=_verify_cli)
+
+    r = sub.add_parser("report", help="summarise a verify report (or write docs/verify.md)")
+    r.add_argument("dir", metavar="DIR", help="a directory `fedcomp verify --out` wrote")
+    r.add_argument("--docs", default=None, metavar="MD", help="write the generated docs page")
+    r.add_argument("--command", default=None,
+                   help="the command that produced the report (default: reconstructed)")
+    r.set_defaults(func=_report_cli)

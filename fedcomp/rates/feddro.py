@@ -149,7 +149,7 @@ def _t_fit(summary, P, problem, info):
     x, v = matrix(summary, "T", K=P["K0"])
     fit = fit_exponent(x, v)
     info[problem]["T"] = fit
-    info[problem]["regime"] = regime(x, v, -0.5)
+    info[problem]["regime"] = regime(x, v)
     half = len(x) // 2
     if len(x) - half >= 4:
         info[problem]["T_upper_half"] = fit_exponent(x[half:], v[:, half:])

@@ -4,7 +4,7 @@ Notation follows Khanduri et al. (FedDRO paper), problem (2): K clients, model x
 inner map g(x) = (1/K) sum_k g_k(x) in R^{d_g}, outer f, optional h(x) = (1/K) sum_k h_k(x),
 objective Phi(x) = h(x) + f(g(x)).
 
-Public surface (see CONTRACT.md): ``fedcomp.problems``, ``fedcomp.algorithms``,
+Public surface (the public API: README, "Using it"): ``fedcomp.problems``, ``fedcomp.algorithms``,
 ``fedcomp.simulate``, ``fedcomp.theory`` and the ``fedcomp`` command.
 """
 from __future__ import annotations

@@ -24,13 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fedcomp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _AREAS:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):  # area not built yet
-                continue
-            raise
-        mod.add_cli(sub)
+        importlib.import_module(name).add_cli(sub)
     return parser
 
 

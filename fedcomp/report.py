@@ -27,7 +27,7 @@ The loop (:func:`run_verify`):
 
 Outputs in DIR: ``report.json``, ``report.md``, ``report.html`` (one self-contained page,
 figures embedded) and the figures the checks wrote.
-With ``--json`` the JSON of CONTRACT.md is printed.
+With ``--json`` the JSON of the public API (README) is printed.
 """
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ METRICS = ("grad_norm_sq", "value", "consensus", "inner_error")
 
 @dataclass
 class SimulationResult:
-    """One run. Arrays are indexed by recorded iteration (``t``); see CONTRACT.md.
+    """One run. Arrays are indexed by recorded iteration (``t``); see the README, "Using it".
 
     ``diverged_at`` is None, or the iteration at which an iterate became non-finite; the recorded
     arrays then stop at the last finite record and ``x_bar`` is the last finite average.
@@ -162,7 +162,7 @@ def _result(alg, config, seed, xb, rt, rc, lg, dv, nr, compile_s, run_s):
 
 def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=None, seed=0,
              stochastic=True, record_every=1, **hyper) -> SimulationResult:
-    """Run `algorithm` on `problem` (see CONTRACT.md for every parameter).
+    """Run `algorithm` on `problem` (see the README, "Using it" for every parameter).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """``fedcomp neural list [--json]`` and ``fedcomp neural run NAME [--device cpu|cuda|auto]
-[--smoke] [--json] [--out DIR]`` (CONTRACT.md), plus ``--iterations``, ``--seed``, ``--data-dir``,
+[--smoke] [--json] [--out DIR]`` (the public API, README "Using it"), plus ``--iterations``, ``--seed``, ``--data-dir``,
 ``--eval-every`` and ``--arm`` (repeatable) to pick a run's length, seed, data folder, evaluation
 spacing and arms."""
 from __future__ import annotations

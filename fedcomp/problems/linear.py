@@ -4,7 +4,7 @@ This is the family of the Theorem 4.1 counterexample of Khanduri et al. (FedDRO 
 4.1): with linear g_k and quadratic f, one communication round of FedAvg is an affine map, so its
 limits have closed forms (:mod:`fedcomp.counterexamples`).
 
-Phi(x) = 0.5 ||Abar x + bbar||^2 with Abar, bbar the client means (CONTRACT.md).
+Phi(x) = 0.5 ||Abar x + bbar||^2 with Abar, bbar the client means (the public API, README "Using it").
 
 ``huber_radius=R`` replaces f by the Huber function (0.5 ||y||^2 for ||y|| <= R, R ||y|| - R^2/2
 beyond), which is Lipschitz with B_f = R and smooth with L_f = 1, as Assumption 3.2 requires; on

@@ -235,26 +235,23 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
     return parts
 
 
-def judge_cor44_def37(predicted, m):
-    return _result(_complexity_parts(predicted, m, "exchanges"), predicted,
-                   {"samples_per_client_to_eps": m.values["costs"]["LQ"].get(
-                       "samples_per_client_to_eps")},
-                   "; rounds counted as in Definition 3.7: every iteration at which a client "
-                   "uploads (FedDRO uploads y every iteration)")
+def _complexity_judge(rounds_cost, problems=("LQ", "LQ-residual"), note=""):
+    """Judge of a complexity claim, with rounds counted as `rounds_cost` (column of the
+    measurement: "exchanges" for Definition 3.7, "rounds" for model averaging)."""
+    def judge(predicted, m):
+        speed = m.values["costs"]["LQ"].get("samples_per_client_to_eps")
+        return _result(_complexity_parts(predicted, m, rounds_cost, problems), predicted,
+                       {"samples_per_client_to_eps": speed}, note)
+    return judge
 
 
-def judge_cor44_model(predicted, m):
-    return _result(_complexity_parts(predicted, m, "rounds"), predicted,
-                   {"samples_per_client_to_eps": m.values["costs"]["LQ"].get(
-                       "samples_per_client_to_eps")},
-                   "; rounds counted as model-averaging rounds (T/I); the y uploads are booked "
-                   "as floats (Remark 4.5, khanduri.rem4.5)")
-
-
-def judge_cor53(predicted, m):
-    return _result(_complexity_parts(predicted, m, "rounds", problems=("LQ",)), predicted,
-                   {"samples_per_client_to_eps": m.values["costs"]["LQ"].get(
-                       "samples_per_client_to_eps")})
+judge_cor44_def37 = _complexity_judge(
+    "exchanges", note="; rounds counted as in Definition 3.7: every iteration at which a client "
+                      "uploads (FedDRO uploads y every iteration)")
+judge_cor44_model = _complexity_judge(
+    "rounds", note="; rounds counted as model-averaging rounds (T/I); the y uploads are booked as "
+                   "floats (Remark 4.5, khanduri.rem4.5)")
+judge_cor53 = _complexity_judge("rounds", problems=("LQ",))
 
 
 # --- Remark 4.5 ---------------------------------------------------------------------------------

@@ -4,7 +4,9 @@
 
 * :func:`rate_figure` -- log-log plot of the measured E||grad Phi||^2 (seed means with their 95 %
   bootstrap intervals) against T or K, the fitted line with its 95 % band, and the theory's slope
-  drawn through the fitted line at the middle of the grid; final-iterate variant alongside.
+  drawn through the fitted line at the middle of the grid; final-iterate variant alongside; below
+  it, the local slopes between neighbouring grid points against the predicted slope (whether the
+  run has reached the regime the bound describes).
 * :func:`speedup_figure` -- samples per client to reach epsilon against K, with the K^-1 slope.
 * :func:`cost_figure` -- communication (rounds or floats per client) against 1/epsilon, with the
   predicted slope.
@@ -45,7 +47,8 @@ def rate_figure(table, path, over: str = "T", predicted: float = -0.5,
     summary = _summary(table)
     labels = {"avg_grad_sq": "mean over iterates (a(T) uniform)",
               "final_grad_sq": "final iterate", "tail_grad_sq": "last 10 % of iterates"}
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, (ax, axs) = plt.subplots(2, 1, figsize=(6, 5.6), sharex=True,
+                                  gridspec_kw={"height_ratios": [3, 1.3]})
     for i, q in enumerate(quantities):
         fit, boot = exponent(summary, over, q, return_boot=True, **fixed)
         x = np.array(fit.x)
@@ -62,11 +65,20 @@ def rate_figure(table, path, over: str = "T", predicted: float = -0.5,
             xm = math.exp(np.log(x).mean())
             _reference(ax, x, xm, float(fit.predict(xm)), predicted,
                        f"theory: slope {predicted:+g}")
+            # local slopes between neighbouring grid points: has the run reached the regime?
+            ym = np.asarray(fit.y_mean, dtype=float)
+            local = np.diff(np.log(ym)) / np.diff(np.log(x))
+            mid = np.sqrt(x[1:] * x[:-1])
+            axs.plot(mid, local, "o-", color=color, ms=4, label="local slope")
+            axs.axhline(predicted, color="k", ls="--", lw=1, label=f"predicted {predicted:+g}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(over + ("  (K = %s)" % fixed["K"] if "K" in fixed else "")
-                  + ("  (T = %s)" % fixed["T"] if "T" in fixed else ""))
-    ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$")
+    axs.set_xlabel(over + ("  (K = %s)" % fixed["K"] if "K" in fixed else "")
+                   + ("  (T = %s)" % fixed["T"] if "T" in fixed else ""))
+    axs.set_ylabel("local slope")
+    axs.legend(fontsize=7)
+    axs.grid(True, alpha=0.3)
+    ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$ (seed means, 95 % bands)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)

@@ -23,12 +23,12 @@ Interpretations:
   exact linear g_k one step then adds the bias delta = (1/K) sum_k A_k (x_k - xbar) = -eta H ybar
   (H the heterogeneity covariance of the A_k) to ybar - g(xbar), and the (1 - beta) recursion
   accumulates it to delta / beta: with Theorem 4.3's beta proportional to eta that is O(1), so
-  the literal reading stalls at a gap independent of eta (measured: ||grad Phi||^2 = 0.147 at
-  eta = 0.02 and at eta = 0.005, I = 1, exact oracles, K = 8, d = 4, d_g = 8) and Theorem 4.3
-  fails for it. ``feddro`` therefore anchors (8) at the client's own previous iterate (the
+  the literal reading stalls at a gap independent of eta (the deterministic probe of
+  ``fedcomp verify --claim khanduri.thm4.3.literal`` prints it: I = 1, exact oracles, K = 8,
+  d = 4, d_g = 8) and Theorem 4.3 fails for it. ``feddro`` therefore anchors (8) at the client's own previous iterate (the
   point where its last estimate was built, before any averaging): then ybar tracks
   mean_k g_k(x_k) exactly under exact oracles (FedDRO coincides with fedavg-modified there) and
-  the gap is O(eta^2) (1.5e-4 and 9.3e-6 in the same experiment). The literal reading stays
+  the gap is O(eta^2) (the same probe in ``fedcomp verify --claim khanduri.thm4.3``). The literal reading stays
   registered as ``feddro-literal`` so that the finding can be reproduced.
 * (7) is written with ybar^t; in DS-FedDRO no ybar exists between rounds, and the box's step 5
   uses the client's own y_k^t (only it is available locally): we use y_k^t.

@@ -460,6 +460,8 @@ def _verify_cli(args) -> int:
         if c.check is None:
             raise ValueError(f"--predict: claim {c.id} has no check ({c.not_checked})")
         predict = {c.id: parse_user_prediction(args.predict, c.predicted, c.id)}
+    from fedcomp.rates.measure import DEFAULT_EXECUTOR
+    saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,
                  progress=not args.json and sys.stderr.isatty())
     try:
@@ -469,6 +471,9 @@ def _verify_cli(args) -> int:
               f"{Path(args.out) / 'report.interrupted.json'} (report.json left as it was)",
               file=sys.stderr)
         return 130
+    finally:  # the executor is this command's choice, not the process's from now on
+        DEFAULT_EXECUTOR.clear()
+        DEFAULT_EXECUTOR.update(saved)
     if args.json:
         print(json.dumps({"claims": [{k: r.get(k) for k in JSON_FIELDS}
                                      for r in report["claims"]],

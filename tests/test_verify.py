@@ -143,3 +143,16 @@ def test_html_report_parses_and_names_every_claim(tmp_path, capsys):
     p.feed((tmp_path / "report.html").read_text())
     assert p.found == ids
     assert "http" not in (tmp_path / "report.html").read_text().split("<body>")[0]
+
+
+def test_dask_and_inprocess_give_the_same_verdicts(tiny_profile, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    out = {}
+    for ex in ("inprocess", "dask"):
+        rc = main(["verify", "--claim", "khanduri.thm5.2", "--json", "--executor", ex,
+                   "--workers", "1", "--out", str(tmp_path / ex)])
+        assert rc == 0
+        out[ex] = json.loads(capsys.readouterr().out)["claims"]
+    strip = [{k: c[k] for k in ("id", "verdict", "measured", "detail")} for c in out["dask"]]
+    assert strip == [{k: c[k] for k in ("id", "verdict", "measured", "detail")}
+                     for c in out["inprocess"]]

@@ -54,9 +54,14 @@ def test_modified_and_feddro_exact_on_scalar_instance():
         assert r.x_bar[0] == pytest.approx(2 / 3, abs=1e-12)
 
 
+def test_smoke_profile_is_not_a_verdict(tmp_path):
+    rep = thm41.reproduce("smoke", tmp_path, make_figures=False)
+    assert rep.verdict == thm41.SMOKE_VERDICT
+
+
 def test_cli_json_contract(tmp_path):
     out = subprocess.run([sys.executable, "-m", "fedcomp.cli", "counterexample", "thm4.1",
-                          "--json", "--profile", "smoke", "--out", str(tmp_path)],
+                          "--json", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     obj = json.loads(out.stdout)

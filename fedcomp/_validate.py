@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -56,3 +57,19 @@ def seed_value(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
+
+
+def output_dir(name: str, path) -> "Path":
+    """A directory the command may write into, checked (and created) before any work starts:
+    an existing non-directory or an uncreatable path is a ValueError naming the option."""
+    from pathlib import Path
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{name} {p} exists and is not a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{name} {p} cannot be created: {exc.strerror or exc}") from None
+    if not os.access(p, os.W_OK):
+        raise ValueError(f"{name} {p} is not writable")
+    return p

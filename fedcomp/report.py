@@ -145,10 +145,8 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
         if known[cid].check is None:
             raise ValueError(f"--predict: claim {cid} has no check ({known[cid].not_checked})")
         known[cid] = known[cid].with_prediction(value)
-    out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
+    from fedcomp._validate import output_dir
+    out = output_dir("--out", out)
     order = checks.closure(requested)
     t0, c0 = time.perf_counter(), time.process_time()
     rows, by_id, cache = [], {}, {}

@@ -156,3 +156,14 @@ def test_dask_and_inprocess_give_the_same_verdicts(tiny_profile, tmp_path, capsy
     strip = [{k: c[k] for k in ("id", "verdict", "measured", "detail")} for c in out["dask"]]
     assert strip == [{k: c[k] for k in ("id", "verdict", "measured", "detail")}
                      for c in out["inprocess"]]
+
+
+@pytest.mark.parametrize("argv", [["verify", "--claim", "khanduri.thm4.2", "--out", "{file}"],
+                                  ["counterexample", "thm4.1", "--out", "{file}"],
+                                  ["counterexample", "thm4.1", "--out", "/proc/fedcomp-x"]])
+def test_output_paths_are_checked_before_any_work(argv, tmp_path, capsys):
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    assert main([a.format(file=f) for a in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--out" in err[0]

@@ -8,6 +8,8 @@ def _run(args) -> int:
     from fedcomp.counterexamples import thm41
     if args.name not in ("thm4.1",):
         raise ValueError(f"unknown counterexample {args.name!r}; available: thm4.1")
+    from fedcomp._validate import output_dir
+    output_dir("--out", args.out)  # before the work, not after it
     rep = thm41.reproduce(args.profile, args.out)
     if args.json:
         print(json.dumps(rep.to_json(), default=str))

@@ -41,3 +41,14 @@ def test_trajectory_figure_has_both_families_and_limits():
                                "series": series})
     _assert_honest(fig)
     assert [ax.get_title() for ax in fig.axes] == list(F.FAMILIES)
+
+
+def test_constants_figure_marks_a_refuted_bound():
+    from fedcomp.figures.constants import constants_figure
+    rows = [{"name": "L_Phi", "claimed": 5.0, "supremum": 2.0, "supremum_exact": True,
+             "observed_max": 1.9},
+            {"name": "halved", "claimed": 1.0, "supremum": 2.0, "supremum_exact": False}]
+    fig = constants_figure(rows, "test", verdict="fail")
+    _assert_honest(fig)
+    colours = [line.get_color() for line in fig.axes[0].get_lines() if line.get_marker() == "D"]
+    assert colours == [S.VERDICT_COLOURS["pass"], S.VERDICT_COLOURS["fail"]]

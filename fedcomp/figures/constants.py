@@ -29,6 +29,7 @@ def constants_figure(rows: list[dict], title: str, verdict: str | None = None):
     ax.set_yticks(y, [r["name"] for r in rows], fontsize=8)
     ax.set_xscale("log")
     ax.set_xlabel("value (claimed bound / supremum ratio annotated)")
+    ax.set_ylabel("constant")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)

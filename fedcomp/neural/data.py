@@ -19,7 +19,7 @@ CIFAR-10/100   the standard python pickle batches (``data_batch_1..5``, ``test_b
 
 Constructions (each returns index arrays; randomness from a numpy Generator):
 
-* :func:`binary_imbalance` - AUC paper 6.1 (and FCSG 5.3): the first half of the classes is the
+* :func:`binary_imbalance` - AUC paper 6.1: the first half of the classes is the
   positive class, positives are dropped at random until they are ``positive_ratio`` of the
   training set; the test set keeps every image (balanced).
 * :func:`cifar_st` - FedDRO section 6, CIFAR10-ST/CIFAR100-ST of Qi et al. (2020b): the paper does

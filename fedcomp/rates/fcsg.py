@@ -95,19 +95,13 @@ def _profile(profile: str) -> dict:
 
 def schedule(algorithm: str, T: int, K: int, smoothness: float = S_F, outer_batch: int = 1) -> dict:
     """simulate keyword arguments of Corollary 4.2 / 4.5 / 4.8 at (T, N = K), as printed, with
-    S_F = `smoothness` (see the module docstring)."""
-    if algorithm in ("fcsg", "fcsg-m"):
-        eta = math.sqrt(K / T) / (6.0 * smoothness)
-        out = {"eta": eta, "local_steps": max(1, round((T / K ** 3) ** 0.25))}
-        if algorithm == "fcsg-m":
-            out["beta"] = min(1.0, 5.0 * smoothness * eta)
-        return out
-    if algorithm != "acc-fcsg-m":
+    S_F = `smoothness` (:func:`fedcomp.theory.schedules.schedule`, where the theorems'
+    schedules live; raises ScheduleError where a printed beta leaves (0, 1))."""
+    from fedcomp.theory.schedules import schedule as theorem_schedule
+    if algorithm not in ALGS:
         raise ValueError(f"no FCSG-paper schedule for {algorithm!r}")
-    return {"eta": K ** (2 / 3) / (12.0 * smoothness * T ** (1 / 3)),
-            "local_steps": max(1, round((T / K ** 2) ** (1 / 3))),
-            "beta": min(1.0, 5.0 * K ** (1 / 3) / (24.0 * outer_batch * T ** (2 / 3))),
-            "init_batch": float(max(1, round(T ** (1 / 3) / K ** (2 / 3))))}
+    free = {"b": float(outer_batch)} if algorithm == "acc-fcsg-m" else {}
+    return theorem_schedule(algorithm, {"S_F": smoothness}, T, K, **free)
 
 
 def _problem(K: int, m: int, sigma2: float):

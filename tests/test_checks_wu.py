@@ -10,7 +10,15 @@ IDS = ["wu.cor4.2", "wu.cor4.2.constants", "wu.cor4.5", "wu.cor4.5.constants", "
        "wu.rem4.9", "wu.sec5.1", "wu.sec5.2", "wu.table1", "wu.table2", "wu.thm4.1", "wu.thm4.4",
        "wu.thm4.4.beta", "wu.thm4.7", "wu.thm4.7.beta",
        # second readings
-       "wu.thm4.4.beta.step-alpha", "wu.limitation.total"]
+       "wu.thm4.4.beta.step-alpha", "wu.limitation.total",
+       # from the coverage review
+       "wu.cor.parameter-conditions", "wu.sec5.1.regularizer", "wu.assump.sec51-constants",
+       "wu.sec6.best-comm", "wu.sec6.best-comm.optimal", "wu.sec5.2.setup",
+       "wu.sec5.2.scgdm-comm", "wu.sec5.3.ap-surrogate", "wu.sec1.standard-fl",
+       "wu.sec1.sco-special-case", "wu.sec3.estimator", "wu.sec2.bsgd", "wu.assump.sF",
+       "wu.sec5.1.formulation", "wu.sec5.1.noise-m", "wu.sec5.1.setup",
+       "wu.sec5.2.fedmaml-readings", "wu.sec5.2.shots-m", "wu.sec5.3.imbalance",
+       "wu.table2.ordering", "wu.limitation.box-reading"]
 
 
 def test_every_wu_id_is_declared_in_the_new_layer():
@@ -62,6 +70,20 @@ def _run(cid, tmp_path_factory):
     ("wu.thm4.7.beta", "fail"),
     # 2d floats per round against FCSG's d; in total Acc-FCSG-M sends 2d eps^-1 < d eps^-1.5
     ("wu.limitation", "pass"), ("wu.limitation.total", "fail"),
+    # coverage claims: Corollary 4.8's printed identities hold and alpha <= 1/(6 q S_F)
+    ("wu.cor.parameter-conditions", "pass"),
+    # g'' = 2 lam gamma (1 - 3 gamma x^2)/(1 + gamma x^2)^3 < 0 for |x| > 0.183
+    ("wu.sec5.1.regularizer", "pass"),
+    # Var(eta^T x | a) = sigma2^2 ||x||^2: unbounded on R^d (the experiment is unconstrained)
+    ("wu.assump.sec51-constants", "fail"),
+    # O(eps^-1) rounds: no method of FedDRO's Table 1 or the derived rows needs fewer
+    ("wu.sec6.best-comm", "pass"),
+    # 1028 + 172 + 423 = 1623 characters of 50 alphabets, 20 drawings each
+    ("wu.sec5.2.setup", "pass"),
+    # the engine's ledger: 21, 11, 10, 20 floats per client and round at d = 10, d_g = 1
+    ("wu.sec5.2.scgdm-comm", "pass"),
+    # the indicator version of the surrogate is exactly average precision
+    ("wu.sec5.3.ap-surrogate", "pass"),
 ])
 def test_derivation_verdicts(cid, verdict, tmp_path_factory):
     c, m, res = _run(cid, tmp_path_factory)
@@ -122,3 +144,20 @@ def test_rate_floors_make_super_linear_speed_up_inconclusive(tmp_path_factory):
     steep = type(m)(values={**m.values, "fits": {**m.values["fits"], "N": fit}})
     res = c.check.judge(c.predicted, steep)
     assert res.verdict == "inconclusive" and "super-linear" in res.detail
+
+
+def test_corollary_schedules_live_with_the_theorem_schedules():
+    # the printed schedules of Corollaries 4.2/4.5/4.8 are fedcomp.theory.schedules' builders;
+    # fedcomp.rates.fcsg.schedule delegates (same numbers as before the move), and a printed
+    # beta outside (0, 1) is an error, not clipped
+    import math
+
+    from fedcomp.rates.fcsg import schedule
+    from fedcomp.theory.schedules import ScheduleError, prescribe
+    s = prescribe("fcsg-m", {"S_F": 0.5}, T=16000, K=16)
+    assert s.valid and s.kwargs == schedule("fcsg-m", 16000, 16)
+    assert s.kwargs["eta"] == math.sqrt(16 / 16000) / 3.0
+    with pytest.raises(ScheduleError, match="beta"):
+        schedule("fcsg-m", 1, 32)
+    with pytest.raises(ValueError, match="S_F"):
+        prescribe("fcsg", {}, T=100, K=2)

@@ -491,6 +491,37 @@ def wu_implied_momentum() -> dict:
     return out
 
 
+def wu_parameter_conditions() -> dict:
+    """Wu et al.'s corollary parameters as printed: Corollary 4.8's alpha = 1/(12 q S_F) with
+    q = (T/N^2)^(1/3) and beta = c alpha^2 with c = 30 S_F^2/(b N) (simplified, as strings), and
+    whether each corollary's alpha satisfies its theorem's condition alpha <= 1/(6 q S_F) for all
+    N, T >= 1 (the ratio (1/(6 q S_F))/alpha is a monomial in N, T: it is >= 1 there iff its
+    exponents are >= 0 and its coefficient >= 1)."""
+    N, SF, bb = sp.symbols("N S_F b", positive=True)
+
+    def at_least_one(ratio):
+        ratio = sp.simplify(ratio)
+        e = _exponents(ratio, N, T)
+        if e is None:
+            return False, str(ratio)
+        coef = sp.simplify(ratio / (N ** e[0] * T ** e[1]))
+        return bool(all(x >= 0 for x in e) and coef.is_number and coef >= 1), str(ratio)
+
+    q42 = (T / N ** 3) ** sp.Rational(1, 4)
+    a42 = sp.sqrt(N / T) / (6 * SF)
+    q48 = (T / N ** 2) ** sp.Rational(1, 3)
+    a48 = sp.simplify(1 / (12 * q48 * SF))
+    beta48 = sp.simplify(30 * SF ** 2 / (bb * N) * a48 ** 2)
+    ok42, r42 = at_least_one(1 / (6 * q42 * SF) / a42)
+    ok48, r48 = at_least_one(1 / (6 * q48 * SF) / a48)
+    beta45_lt_1 = sp.solve(sp.Lt(5 * SF * a42, 1), T)
+    return {"alpha (4.8)": str(a48), "beta (4.8)": str(beta48),
+            "alpha <= 1/(6 q S_F) (4.2, 4.5)": ok42, "alpha <= 1/(6 q S_F) (4.8)": ok48,
+            "notes": f"(1/(6 q S_F))/alpha = {r42} (4.2, 4.5) and {r48} (4.8); FCSG-M's "
+                     f"beta = 5 S_F alpha < 1 iff {beta45_lt_1}; q = (T/N^3)^(1/4) >= 1 needs "
+                     f"T >= N^3 and q = (T/N^2)^(1/3) >= 1 (and B >= 1) T >= N^2"}
+
+
 def complexity_exponents(key: str) -> dict:
     """Exponents of the derived complexities of one scheme (:func:`derive`) in the paper's own
     epsilon and in K (= N): iterations T, rounds, per-client and total samples. For a paper whose

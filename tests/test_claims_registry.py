@@ -58,8 +58,10 @@ def test_claims_cli_json(capsys):
 
 
 def test_theory_checks_run_and_return_verdicts(tmp_path):
+    # the legacy registry's theory checks (shrinks as papers move to fedcomp.checks)
     ours = [c for c in all_claims() if c.check and c.check.startswith(THEORY_MODULES)]
-    assert len(ours) >= 25
+    if not ours:
+        pytest.skip("every theory check has moved to fedcomp.checks")
     for c in ours:
         r = c.run_check("quick", tmp_path)
         assert isinstance(r, CheckResult) and r.verdict in ("pass", "fail", "inconclusive"), c.id
@@ -70,8 +72,8 @@ def test_theory_checks_run_and_return_verdicts(tmp_path):
     ("khanduri.eq4", "pass"), ("khanduri.eq5", "fail"), ("khanduri.table1", "pass"),
     ("khanduri.sec2.related", "fail"),
     ("zhang.sec1", "fail"), ("zhang.eq1", "pass"), ("huang-journal.eq6", "fail"),
-    ("wu.rem4.3", "pass"), ("wu.thm4.7.beta", "fail"), ("zhang.eq4", "fail"),
-    ("wu.cor4.5.constants", "pass"), ("huang.rem1.batch", "fail"), ("huang.rem1", "pass")])
+    ("zhang.eq4", "fail"), ("huang.rem1.batch", "fail"), ("huang.rem1", "pass")])
+# (wu.rem4.3, wu.thm4.7.beta, wu.cor4.5.constants: tests/test_checks_wu.py)
 def test_decided_verdicts(cid, verdict, tmp_path):
     assert get(cid).run_check("quick", tmp_path).verdict == verdict
 

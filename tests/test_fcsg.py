@@ -287,15 +287,15 @@ def test_exact_accuracy_matches_sampled_accuracy(shift):
 # --- the claim checks ---------------------------------------------------------------------------
 
 def test_checks_are_attached_to_the_wu_claims():
-    from fedcomp.theory.claims import all_claims
-    checks = {c.id: c.check for c in all_claims()}
+    from fedcomp.checks import get
     for cid in ("wu.thm4.1", "wu.thm4.4", "wu.thm4.7", "wu.cor4.2", "wu.cor4.5", "wu.cor4.8",
                 "wu.sec5.1"):
-        assert checks[cid] and checks[cid].startswith("fedcomp.theory.registry.checks_fcsg:")
+        c = get(cid)
+        assert c.check is not None and c.check.name.startswith("fedcomp.checks.wu:"), cid
 
 
 def test_schedules_are_the_printed_ones():
-    from fedcomp.theory.registry.checks_fcsg import schedule
+    from fedcomp.rates.fcsg import schedule
     T, N, S = 20736, 6, 0.5
     s = schedule("fcsg-m", T, N, smoothness=S)
     assert s["eta"] == pytest.approx(math.sqrt(N / T) / (6 * S))
@@ -312,7 +312,7 @@ def test_schedules_are_the_printed_ones():
 def test_exact_bias_floor_decays_like_inverse_m_squared():
     # the bias of f(mean of m samples) is second order: ||grad Phi(x_m*)||^2 ~ m^-2 at the
     # stationary point of E[estimator (3)], below the theorems' O(1/m)
-    from fedcomp.theory.registry.checks_fcsg import exact_bias_floor
+    from fedcomp.rates.fcsg import exact_bias_floor
     ex = exact_bias_floor(ms=[8, 16, 32, 64, 128, 256], sigma2=1.0)
     assert max(ex["stationarity_residual"]) < 1e-6
     assert ex["tail_slope"] == pytest.approx(-2.0, abs=0.05)
@@ -320,8 +320,9 @@ def test_exact_bias_floor_decays_like_inverse_m_squared():
 
 @pytest.mark.slow
 def test_quick_bias_floor_check_runs(tmp_path):
-    from fedcomp.theory.registry.checks_fcsg import check_thm41
-    res = check_thm41("quick", tmp_path)
+    from fedcomp.checks import get
+    c = get("wu.thm4.1")
+    res = c.judge(c.check.measure("quick", tmp_path))
     assert res.verdict in ("pass", "fail", "inconclusive")
     assert res.measured["slope"] < 0 and len(res.figures) == 1
 
@@ -329,7 +330,7 @@ def test_quick_bias_floor_check_runs(tmp_path):
 def test_fcsg_with_exact_oracles_is_gradient_descent_to_a_stationary_point():
     # two teachers over the clients: Phi has a finite minimiser; with exact oracles and q = 1
     # FCSG is gradient descent on Phi (client gradients averaged every step)
-    from fedcomp.theory.registry.checks_fcsg import rate_problem
+    from fedcomp.rates.fcsg import rate_problem
     p = rate_problem(4)
     xs = p.biased_stationary_point(10 ** 9)  # Phi_m with m = 1e9: Phi up to 1e-9 in tau^2
     res = fedcomp.simulate(p, "fcsg", iterations=3000, eta=2.0, local_steps=1,

@@ -34,11 +34,22 @@ def shape(value) -> Any:
     return type(value).__name__
 
 
+# names sympify would read as its own functions or constants (N() evaluates, S is the singleton
+# registry, E Euler's number, I the imaginary unit, beta/gamma/zeta special functions); in the
+# papers' formulas they are symbols (N clients, the momentum beta, ...)
+_SYMBOL_NAMES = ("N", "S", "E", "I", "O", "Q", "beta", "gamma", "zeta")
+
+
+def _locals() -> dict:
+    import sympy as sp
+    return {name: sp.Symbol(name) for name in _SYMBOL_NAMES}
+
+
 def _is_expression(text: str) -> bool:
     """True for a sympy expression in symbols (a constant or a formula), False for prose."""
     import sympy as sp
     try:
-        expr = sp.sympify(text.replace("^", "**"), evaluate=False)
+        expr = sp.sympify(text.replace("^", "**"), locals=_locals(), evaluate=False)
     except (sp.SympifyError, SyntaxError, TypeError, AttributeError, ValueError):
         return False
     return isinstance(expr, sp.Expr)
@@ -48,7 +59,7 @@ def parse_expression(text: str, where: str = "expression"):
     """sympy expression of a prediction string (``^`` read as power)."""
     import sympy as sp
     try:
-        return sp.sympify(text.replace("^", "**"))
+        return sp.sympify(text.replace("^", "**"), locals=_locals())
     except (sp.SympifyError, SyntaxError, TypeError) as exc:
         raise ValueError(f"{where}: {text!r} is not a sympy expression ({exc})") from None
 

@@ -462,6 +462,99 @@ def corollary_constants() -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def wu_implied_momentum() -> dict:
+    """The momentum beta that Wu et al.'s corollaries imply, solved from their printed
+    coefficients (the mathematics behind ``wu.thm4.4.beta`` and ``wu.thm4.7.beta``).
+
+    * Theorem 4.4 -> Corollary 4.5 (alpha = sqrt(N/T)/(6 S_F), B = 1): the terms
+      8 L^2/(beta B T) and 8 beta L^2/N are printed as 48/5 and 20/3 over (NT)^(1/2);
+    * Theorem 4.7 -> Corollary 4.8 (alpha = N^(2/3)/(12 S_F T^(1/3)), B = T^(1/3)/N^(2/3)): the
+      terms 3 L^2/(beta B N T) and 6 beta L^2/(N b) are printed as 72 b/5 and 5/(4 b^2) over
+      (NT)^(2/3).
+
+    Each term is solved for beta separately; the solution is written as C alpha^k with k the
+    power that removes T (C may hold S_F, N, b). Returns, per theorem, the solutions from each
+    term, whether they agree, and beta in terms of the symbol ``alpha`` (as a string)."""
+    N, SF, bb, beta, alpha = sp.symbols("N S_F b beta alpha", positive=True)
+    cases = {
+        "thm4.4": (sp.sqrt(N / T) / (6 * SF), 1 / sp.sqrt(N * T),
+                   {"8 L^2/(beta B T)": (8 / (beta * T), sp.Rational(48, 5)),
+                    "8 beta L^2/N": (8 * beta / N, sp.Rational(20, 3))}),
+        "thm4.7": (N ** sp.Rational(2, 3) / (12 * SF * T ** sp.Rational(1, 3)),
+                   (N * T) ** sp.Rational(-2, 3),
+                   {"3 L^2/(beta B N T)": (3 / (beta * T ** sp.Rational(1, 3)
+                                                / N ** sp.Rational(2, 3) * N * T),
+                                           sp.Rational(72, 5) * bb),
+                    "6 beta L^2/(N b)": (6 * beta / (N * bb), sp.Rational(5, 4) / bb ** 2)}),
+    }
+    out = {}
+    for name, (a, unit, terms) in cases.items():
+        sols = {}
+        for term, (expr, printed) in terms.items():
+            sol = sp.solve(sp.Eq(expr / unit, printed), beta)
+            if len(sol) != 1:
+                raise RuntimeError(f"{name}: cannot solve {term} = {printed} for beta")
+            sols[term] = sp.simplify(sol[0])
+        first = next(iter(sols.values()))
+        agree = all(sp.simplify(v - first) == 0 for v in sols.values())
+        eT = _exponents(first, T)[0] / _exponents(a, T)[0]
+        coef = sp.simplify(first / a ** eT)
+        in_alpha = sp.simplify(coef * alpha ** eT) if not coef.has(T) else None
+        out[name] = {"solutions": {k: str(v) for k, v in sols.items()}, "agree": bool(agree),
+                     "beta": str(in_alpha) if in_alpha is not None else None}
+    return out
+
+
+def wu_parameter_conditions() -> dict:
+    """Wu et al.'s corollary parameters as printed: Corollary 4.8's alpha = 1/(12 q S_F) with
+    q = (T/N^2)^(1/3) and beta = c alpha^2 with c = 30 S_F^2/(b N) (simplified, as strings), and
+    whether each corollary's alpha satisfies its theorem's condition alpha <= 1/(6 q S_F) for all
+    N, T >= 1 (the ratio (1/(6 q S_F))/alpha is a monomial in N, T: it is >= 1 there iff its
+    exponents are >= 0 and its coefficient >= 1)."""
+    N, SF, bb = sp.symbols("N S_F b", positive=True)
+
+    def at_least_one(ratio):
+        ratio = sp.simplify(ratio)
+        e = _exponents(ratio, N, T)
+        if e is None:
+            return False, str(ratio)
+        coef = sp.simplify(ratio / (N ** e[0] * T ** e[1]))
+        return bool(all(x >= 0 for x in e) and coef.is_number and coef >= 1), str(ratio)
+
+    q42 = (T / N ** 3) ** sp.Rational(1, 4)
+    a42 = sp.sqrt(N / T) / (6 * SF)
+    q48 = (T / N ** 2) ** sp.Rational(1, 3)
+    a48 = sp.simplify(1 / (12 * q48 * SF))
+    beta48 = sp.simplify(30 * SF ** 2 / (bb * N) * a48 ** 2)
+    ok42, r42 = at_least_one(1 / (6 * q42 * SF) / a42)
+    ok48, r48 = at_least_one(1 / (6 * q48 * SF) / a48)
+    beta45_lt_1 = sp.solve(sp.Lt(5 * SF * a42, 1), T)
+    return {"alpha (4.8)": str(a48), "beta (4.8)": str(beta48),
+            "alpha <= 1/(6 q S_F) (4.2, 4.5)": ok42, "alpha <= 1/(6 q S_F) (4.8)": ok48,
+            "notes": f"(1/(6 q S_F))/alpha = {r42} (4.2, 4.5) and {r48} (4.8); FCSG-M's "
+                     f"beta = 5 S_F alpha < 1 iff {beta45_lt_1}; q = (T/N^3)^(1/4) >= 1 needs "
+                     f"T >= N^3 and q = (T/N^2)^(1/3) >= 1 (and B >= 1) T >= N^2"}
+
+
+def complexity_exponents(key: str) -> dict:
+    """Exponents of the derived complexities of one scheme (:func:`derive`) in the paper's own
+    epsilon and in K (= N): iterations T, rounds, per-client and total samples. For a paper whose
+    eps-stationarity is ||grad||^2 <= eps'^2 (``eps_sq``) the exponent in eps' is twice the one in
+    eps. Returns {quantity: {"eps'" or "eps": e, "K": e}} (floats; None where the derived
+    quantity is not a monomial)."""
+    dv = derive(key)
+    s = SCHEMES[key]
+    name, scale = ("eps'", 2) if s.eps_sq else ("eps", 1)
+    out = {}
+    for q, expr in (("T", dv.iterations), ("rounds", dv.rounds),
+                    ("samples per client", dv.per_client_samples),
+                    ("samples total", dv.total_samples)):
+        e = _exponents(expr, eps, K)
+        out[q] = None if e is None else {name: float(e[0] * scale), "K": float(e[1])}
+    return out
+
+
 def _f_related():
     fcsg = derive("fcsg")
     speedup = fcsg.per_client_samples.has(K)
@@ -515,9 +608,16 @@ def _f_wu_cor42():
 
 
 def _f_wu_thm44():
+    # derived: Corollary 4.5's printed 48/5 and 20/3 imply beta in terms of the step alpha;
+    # the theorem prints 5 S_F eta, and eta is not the step size in this paper (it is the
+    # inner random variable eta^n | xi^n; the step is alpha)
+    implied = wu_implied_momentum()["thm4.4"]
+    printed = sp.sympify("5*S_F*eta")
+    same = implied["beta"] is not None and sp.simplify(sp.sympify(implied["beta"]) - printed) == 0
     return {"what": "Theorem 4.4 sets beta = 5 S_F eta, but the FCSG paper's step size is alpha "
-                    "(eta is undefined there); read as beta = 5 S_F alpha",
-            "consistent": False, "measured": "eta undefined (textual)"}
+                    "(eta denotes the inner samples there); Corollary 4.5's printed constants "
+                    f"imply beta = {implied['beta']} (both terms agree: {implied['agree']})",
+            "consistent": bool(same), "measured": implied["beta"]}
 
 
 _FINDINGS = {"khanduri.sec2.related": _f_related, "zhang.sec1": _f_zhang_intro,
@@ -609,32 +709,8 @@ def check_comfedl_special(profile, out_dir):
     return _scheme_check("comfedl-special", "Remark 2 derived from Theorem 2 (13) with b = T")
 
 
-def check_fcsg(profile, out_dir):
-    return _scheme_check("fcsg", "Remark 4.3 derived from Corollary 4.2 (eps'^2 = eps)")
-
-
-def check_fcsg_m(profile, out_dir):
-    return _scheme_check("fcsg-m", "Remark 4.6 derived from Corollary 4.5 (eps'^2 = eps)")
-
-
-def check_acc_fcsg_m(profile, out_dir):
-    return _scheme_check("acc-fcsg-m", "Remark 4.9 derived from Corollary 4.8 (eps'^2 = eps)")
-
-
 def check_localscgdam(profile, out_dir):
     return _scheme_check("localscgdam", "Remark 1 derived from Theorem 1 (16) (eps'^2 = eps)")
-
-
-def check_wu_table1(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    ok = all(derive(k).consistent for k in ("fcsg", "fcsg-m", "acc-fcsg-m"))
-    rows = {k: {"samples_total": str(derive(k).total_samples), "rounds": str(derive(k).rounds)}
-            for k in ("fcsg", "fcsg-m", "acc-fcsg-m")}
-    return CheckResult("pass" if ok else "fail",
-                       {"FCSG": "eps'^-6, eps'^-3", "FCSG-M": "eps'^-6, eps'^-3",
-                        "Acc-FCSG-M": "eps'^-5, eps'^-2"}, rows,
-                       "Wu Table 1 (total samples, rounds) vs the derivations, in E||grad||^2 <= eps "
-                       f"(eps'^2 = eps): {rows}")
 
 
 def check_table1(profile, out_dir):
@@ -693,49 +769,6 @@ def check_zhang_intro(profile, out_dir):
     return _finding_check("zhang.sec1", "communication O(T^(3/4)/K^(3/4))")
 
 
-def check_wu_cor42_constants(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    cc = corollary_constants()["cor4.2"]
-    bad = [k for k, v in cc.items() if not v["follows"]]
-    return CheckResult("pass" if not bad else "fail", {k: v["printed"] for k, v in cc.items()},
-                       {k: v["derived"] for k, v in cc.items()},
-                       f"substituting alpha = sqrt(N/T)/(6 S_F) (forced by the printed first term) "
-                       f"and q = (T/N^3)^(1/4) into Theorem 4.1 as extracted; terms whose printed "
-                       f"coefficient is below the derived one: {bad or 'none'} (the text extraction "
-                       "of this paper lost symbols; this reading is stated in the result)")
-
-
-def check_wu_cor45_constants(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    cc = corollary_constants()["cor4.5"]
-    bad = [k for k, v in cc.items() if not v["follows"]]
-    return CheckResult("pass" if not bad else "fail", {k: v["printed"] for k, v in cc.items()},
-                       {k: v["derived"] for k, v in cc.items()},
-                       "Theorem 4.4 with alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4), "
-                       "beta = 5 S_F alpha, B = 1: every printed coefficient is at least the derived "
-                       f"one (the q-term is printed 112/3 against a derived 8/3: loose but valid); "
-                       f"not following: {bad or 'none'}")
-
-
-def check_wu_cor48_constants(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    cc = corollary_constants()
-    c8 = cc["cor4.8"]
-    bad = [k for k, v in c8.items() if not v["follows"]]
-    return CheckResult("pass" if not bad else "fail", {k: v["printed"] for k, v in c8.items()},
-                       {k: v["derived"] for k, v in c8.items()},
-                       "with the corollary's beta = c alpha^2, c = 30 S_F^2/(b N), B = T^(1/3)/N^(2/3) "
-                       f"the printed constants follow: {not bad}. Theorem 4.7's printed "
-                       f"beta = 5 S_F alpha would give {cc['thm4.7_beta_as_printed']}")
-
-
-def check_wu_thm47_beta(profile, out_dir):
-    return _finding_check("wu.thm4.7", "beta = 5 S_F alpha consistent with Corollary 4.8")
-
-
-# ComFedL: the printed bounds (12)/(13) against the telescoped per-step inequalities
-
-@functools.lru_cache(maxsize=None)
 def comfedl_bound_consistency() -> dict:
     """Telescope the per-iteration inequality of the ComFedL proof ((33) conference) over
     T = S tau iterations and compare with Theorem 1 (12) as printed (a product where the proof
@@ -781,22 +814,5 @@ def check_comfedl_thm2_constants(profile, out_dir):
                        "unless G_f = 1)")
 
 
-def check_wu_thm44_beta(profile, out_dir):
-    return _finding_check("wu.thm4.4", "beta = 5 S_F eta with eta defined")
-
-
 def check_comfedl_rem1_batch(profile, out_dir):
     return _finding_check("huang.rem1", "b = 1/T^alpha_2 gives O(1/sqrt(T))")
-
-
-def check_wu_overhead(profile, out_dir):
-    """wu.limitation: FCSG-M and Acc-FCSG-M communicate more per round than FCSG."""
-    from fedcomp.theory.claims import CheckResult
-    per = {k: derive(k).floats_per_round for k in ("fcsg", "fcsg-m", "acc-fcsg-m")}
-    ok = all(sp.simplify(per[k] - per["fcsg"]).is_positive for k in ("fcsg-m", "acc-fcsg-m"))
-    rounds = {k: str(derive(k).rounds) for k in per}
-    return CheckResult("pass" if ok else "fail", "more floats per round than FCSG",
-                       {k: str(v) for k, v in per.items()},
-                       f"floats per round per client {per} (x and the momentum u are averaged); "
-                       f"rounds {rounds}: per round FCSG-M sends twice FCSG's floats, while "
-                       "Acc-FCSG-M needs fewer rounds, so its total is 2d eps^-1 < d eps^-1.5")

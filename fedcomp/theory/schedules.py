@@ -39,6 +39,15 @@ Theorems (FedDRO paper, Khanduri et al.; AUC paper, Zhang et al.)
     1/beta_x, 1/beta_y, 1}) with L_Phi of Lemma 2, and p = max(1, round(c_I T^(1/4)/K^(3/4)))
     (Remark 1). alpha, beta_x, beta_y are free (default 1).
 
+``"fcsg"``, ``"fcsg-m"``, ``"acc-fcsg-m"`` -- FCSG paper (Wu et al.), Corollaries 4.2, 4.5, 4.8
+    (constant S_F, the smoothness of F, which the paper does not define; N clients = K), as
+    printed: FCSG alpha = sqrt(N/T)/(6 S_F), q = max(1, round((T/N^3)^(1/4))); FCSG-M the same
+    with Theorem 4.4's beta = 5 S_F alpha (its eta read as alpha); Acc-FCSG-M
+    q = max(1, round((T/N^2)^(1/3))), alpha = N^(2/3)/(12 S_F T^(1/3)), beta = c alpha^2 =
+    5 N^(1/3)/(24 b T^(2/3)) (c = 30 S_F^2/(b N), outer batch ``b``), initial batch
+    B = max(1, round(T^(1/3)/N^(2/3))). Conditions: beta in (0, 1) (Section 4.2), and the
+    unrounded q >= 1 (T >= N^3, resp. T >= N^2), reported.
+
 Free constants (``c_eta``, ``c_I``, ...) default to 1; the O(.) of the theorems fixes only
 orders, so these defaults are ours, not the paper's. Also reported for FedDRO, DS-FedDRO and
 modified FedAvg: whether eta <= 1 / (c_L L_Phi) with L_Phi = ``L_phi_bound`` of Lemma 3.5, the
@@ -57,7 +66,8 @@ from fedcomp import _validate as V
 __all__ = ["Schedule", "ScheduleError", "ALGORITHMS", "ORDERS", "order", "prescribe",
            "schedule", "schedule_fn", "feddro_min_iterations"]
 
-ALGORITHMS = ("feddro", "ds-feddro", "fedavg-modified", "localscgdam")
+ALGORITHMS = ("feddro", "ds-feddro", "fedavg-modified", "localscgdam", "fcsg", "fcsg-m",
+              "acc-fcsg-m")
 
 #: The orders of the theorems' parameters in T and K (free constants left out): the one home of
 #: "which schedule a theorem prescribes". The sympy derivations of the corollaries
@@ -264,9 +274,54 @@ def _localscgdam(c, T, K, c_eta=1.0, c_I=1.0, alpha=1.0, beta_x=1.0, beta_y=1.0)
                     {"c_eta": c_eta, "c_I": c_I, "L_Phi_lemma2": L_phi})
 
 
+def _fcsg_family(algorithm, c, T, K, b=1.0) -> Schedule:
+    SF = _get(c, "S_F")
+    if SF <= 0:
+        raise ValueError(f"constant S_F must be > 0, got {SF}")
+    conds, findings, kw = [], [], {}
+    if algorithm in ("fcsg", "fcsg-m"):
+        theorem = "Wu et al. Corollary 4.2" if algorithm == "fcsg" else "Wu et al. Corollary 4.5"
+        eta = math.sqrt(K / T) / (6.0 * SF)
+        q_raw = (T / K ** 3) ** 0.25
+        kw = {"eta": eta, "local_steps": _round_I(q_raw)}
+        if algorithm == "fcsg-m":
+            kw["beta"] = 5.0 * SF * eta
+            conds.append(_cond("beta = 5 S_F alpha", kw["beta"], "in (0, 1)",
+                               0.0 < kw["beta"] < 1.0))
+        conds.append(_cond("q = (T/N^3)^(1/4)", q_raw, ">= 1 (T >= N^3)", q_raw >= 1.0,
+                           "reported"))
+    else:
+        theorem = "Wu et al. Corollary 4.8"
+        q_raw = (T / K ** 2) ** (1 / 3)
+        kw = {"eta": K ** (2 / 3) / (12.0 * SF * T ** (1 / 3)), "local_steps": _round_I(q_raw),
+              "beta": 5.0 * K ** (1 / 3) / (24.0 * b * T ** (2 / 3)),
+              "init_batch": float(_round_I(T ** (1 / 3) / K ** (2 / 3)))}
+        conds.append(_cond("beta = c alpha^2", kw["beta"], "in (0, 1)", 0.0 < kw["beta"] < 1.0))
+        conds.append(_cond("q = (T/N^2)^(1/3)", q_raw, ">= 1 (T >= N^2)", q_raw >= 1.0,
+                           "reported"))
+    findings += [f"{x['name']} = {x['value']:.6g} violates {x['requirement']}" for x in conds
+                 if not x["holds"]]
+    return Schedule(algorithm, theorem, T, K, kw,
+                    all(x["holds"] for x in conds if x["source"] == "theorem"), conds, findings,
+                    {"S_F": SF, "b": b})
+
+
+def _fcsg(c, T, K) -> Schedule:
+    return _fcsg_family("fcsg", c, T, K)
+
+
+def _fcsg_m(c, T, K) -> Schedule:
+    return _fcsg_family("fcsg-m", c, T, K)
+
+
+def _acc_fcsg_m(c, T, K, b=1.0) -> Schedule:
+    return _fcsg_family("acc-fcsg-m", c, T, K, b=b)
+
+
 _BUILDERS: dict[str, Callable] = {"feddro": _feddro, "ds-feddro": _dsfeddro,
                                   "fedavg-modified": _fedavg_modified,
-                                  "localscgdam": _localscgdam}
+                                  "localscgdam": _localscgdam, "fcsg": _fcsg, "fcsg-m": _fcsg_m,
+                                  "acc-fcsg-m": _acc_fcsg_m}
 
 
 def prescribe(algorithm: str, constants, T: int, K: int, **free) -> Schedule:

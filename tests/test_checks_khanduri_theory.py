@@ -105,3 +105,15 @@ def test_related_work_contradicted_for_wu(run):
     ok = {"guarantees linear speed-up": {**ok["guarantees linear speed-up"],
                                          "Wu et al. (2024)": True}}
     assert run("khanduri.sec2.related", ok).verdict == "pass"
+
+
+def test_portfolio_is_co_but_not_with_the_printed_scalar_g(run):
+    # two portfolios with the same expected return have different variances: the inner map must
+    # carry E[R^2] as well (d_g = 2, fedcomp.problems.portfolio); the CO form itself is exact
+    r = run("khanduri.sec2.portfolio")
+    assert r.verdict == "fail", r.detail
+    assert r.measured["max_rel_diff"] < 1e-10
+    keys = list(get("khanduri.sec2.portfolio").predicted)
+    assert run("khanduri.sec2.portfolio", {keys[0]: True, keys[1]: False}).verdict == "pass"
+    for cid in ("khanduri.sec2.hyperparameter", "khanduri.sec5.computation"):
+        assert get(cid).status == "not-checked"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fedcomp.problems import LinearQuadratic, SymbolicProblem
 from fedcomp.theory import constants
 from fedcomp.theory.constants import (CONSTANT_NAMES, _random_symbolic, auc_lemma2,
-                                      auc_lemma2_direct, check_lemma35)
+                                      auc_lemma2_direct)
 
 
 @pytest.fixture(scope="module")
@@ -208,12 +208,6 @@ def test_auc_lemma2_dominates_the_direct_bound_when_mu_le_L_f(Cg, Cf, Lf, Lg, fr
     assert auc_lemma2(Cg, Cf, Lf, Lg, mu) >= auc_lemma2_direct(Cg, Cf, Lf, Lg, mu) * (1 - 1e-12)
 
 
-def test_lemma35_check_passes_on_the_quick_profile(tmp_path):
-    r = check_lemma35("quick", Path(tmp_path))
-    assert r.verdict == "pass", r.detail
-    assert all(row["L_phi_observed"] <= row["L_phi_bound"] for row in r.measured["cases"])
-
-
 def test_cli_prints_the_table_and_json(capsys):
     from fedcomp.cli import main
     assert main(["theory", "constants", "thm4.1"]) == 0
@@ -233,7 +227,6 @@ def test_cli_prints_the_table_and_json(capsys):
 
 def test_claim_checks_are_attached():
     from fedcomp.theory.claims import get
-    assert get("khanduri.lem3.5").check == "fedcomp.theory.constants:check_lemma35"
     assert get("zhang.lem2").check == "fedcomp.theory.constants:check_auc_lemma2"
 
 

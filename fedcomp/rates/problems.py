@@ -20,7 +20,8 @@ from fedcomp.problems import LinearQuadratic
 
 def heterogeneous_linear(num_clients: int, dim: int = 10, inner_dim: int = 5,
                          heterogeneity: float = 1.0, noise: float = 1.0, seed: int = 0,
-                         huber_radius: float | None = 20.0) -> LinearQuadratic:
+                         huber_radius: float | None = 20.0,
+                         jacobian_heterogeneity: bool = True) -> LinearQuadratic:
     """LinearQuadratic with Abar = A0, bbar = b0 independent of K (module docstring).
 
     Parameters
@@ -33,6 +34,11 @@ def heterogeneous_linear(num_clients: int, dim: int = 10, inner_dim: int = 5,
         Oracle noise sigma.
     seed : int >= 0
     huber_radius : float > 0 or None
+    jacobian_heterogeneity : bool
+        False: every client has the Jacobian A0 and only b_k differs, so that
+        sup_x ||g_k(x) - g(x)|| = heterogeneity ||e_k|| is finite (Assumption 5.1 of the FedDRO
+        paper, which DS-FedDRO's Theorem 5.2 needs; with differing A_k it is infinite on R^d).
+        The same random draws are made either way.
     """
     K = V.positive_int("num_clients", num_clients)
     d = V.positive_int("dim", dim)
@@ -47,4 +53,6 @@ def heterogeneous_linear(num_clients: int, dim: int = 10, inner_dim: int = 5,
     e = dev.standard_normal((K, dg))
     D -= D.mean(axis=0)
     e -= e.mean(axis=0)
+    if not jacobian_heterogeneity:
+        D[:] = 0.0
     return LinearQuadratic(A0 + het * D, b0 + het * e, noise=noise, huber_radius=huber_radius)

@@ -65,7 +65,8 @@ def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
     assert wrongs, cid
     for w in wrongs:
         conform(c.predicted, w, cid)
-        assert w != c.predicted
+        # a printed prediction that is false may be its own wrong prediction, no other
+        assert w != c.predicted or res.verdict == "fail", cid
         r = c.check.judge(w, m)
         assert r.verdict == "fail", (cid, w, r.detail)
 

@@ -230,19 +230,39 @@ _PROBLEMS = {
 }
 
 
+def _check_sweep_args(args) -> None:
+    """One-line errors naming the option and its range (``fedcomp: error: ...``), before any
+    work starts: bad values used to fail deep inside the sweep with a traceback."""
+    for name in ("seeds", "max_records", "workers"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {v}")
+    for name in ("T", "K"):
+        bad = [v for v in getattr(args, name) if v < 1]
+        if bad:
+            raise ValueError(f"--{name} values must be integers >= 1, got {bad[0]}")
+    if not args.connect_timeout > 0:
+        raise ValueError(f"--connect-timeout must be a number of seconds > 0, got "
+                         f"{args.connect_timeout:g}")
+    if args.address is not None and args.executor != "dask":
+        raise ValueError("--address needs --executor dask")
+
+
 def _sweep(args) -> int:
     """``fedcomp sweep``: a theorem-schedule sweep over T x K x seeds, stored and fitted."""
     from fedcomp.rates.analysis import exponent
     from fedcomp.rates.fit import upper_bound_verdict
     from fedcomp.rates.measure import Sweep
     from fedcomp.rates.schedules import theory_schedule
+    _check_sweep_args(args)
     ctor, pargs = _PROBLEMS[args.problem]
     points = [(T, K) for K in args.K for T in args.T]
     sw = Sweep(f"{args.algorithm}-{args.problem}", ctor, pargs, args.algorithm,
                theory_schedule(args.algorithm), points, seeds=args.seeds,
                max_records=args.max_records)
     summary = sw.run(args.store, executor=args.executor, address=args.address,
-                     workers=args.workers, progress=not args.json)
+                     workers=args.workers, progress=not args.json,
+                     connect_timeout=args.connect_timeout)
     fits = []
     if len(args.T) >= 2:
         for K in args.K:
@@ -292,6 +312,8 @@ def add_cli(sub) -> None:
     q.add_argument("--executor", choices=EXECUTORS, default="process")
     q.add_argument("--address", default=None, metavar="tcp://host:port")
     q.add_argument("--workers", type=int, default=None)
+    q.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up on an unreachable --address after this long (default 10)")
     q.add_argument("--figure", default=None, metavar="PNG")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_sweep)

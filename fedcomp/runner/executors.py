@@ -248,14 +248,19 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
 
     try:
         compute(mine)
-        # runs another live sweep claimed: wait for its parts; take over those it abandons
+        # runs another live sweep claimed: wait for its parts; take over those it abandons.
+        # New parts are looked for every poll, the claims (one file read per run) less often.
+        next_claim_check = 0.0
         while foreign:
             done = store.finished()
             arrived = [s for s in foreign if s.run_id in done]
             bar.update(len(arrived))
             foreign = [s for s in foreign if s.run_id not in done]
-            orphaned = [s for s in foreign if not store.claimed_by_other(s.run_id)]
-            taken, _ = _claim(store, orphaned, held)
+            taken = []
+            if foreign and time.monotonic() >= next_claim_check:
+                next_claim_check = time.monotonic() + 10 * poll_seconds
+                orphaned = [s for s in foreign if not store.claimed_by_other(s.run_id)]
+                taken, _ = _claim(store, orphaned, held)
             if taken:
                 foreign = [s for s in foreign if s.run_id not in held]
                 compute(taken)

@@ -273,7 +273,10 @@ def _sweep(args) -> int:
     for over, fixed, fit in fits:
         v = upper_bound_verdict(fit, -0.5)
         rows.append({"over": over, **fixed, "slope": fit.slope, "interval": [fit.low, fit.high],
-                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds})
+                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds,
+                     "n_points": fit.n_points, "n_dropped": fit.n_dropped,
+                     "dropped_x": fit.dropped_x, "n_missing_runs": fit.n_missing_runs,
+                     "losses": fit.losses()})
     if args.figure and fits:
         from fedcomp.figures.rates import rate_figure
         over, fixed, _ = fits[0]
@@ -287,7 +290,7 @@ def _sweep(args) -> int:
             fixed = ", ".join(f"{k}={r[k]}" for k in ("K", "T") if k in r)
             print(f"E||grad Phi||^2 vs {r['over']} ({fixed}): slope {r['slope']:+.3f} "
                   f"[{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}], predicted <= -0.5: "
-                  f"{r['verdict']}")
+                  f"{r['verdict']}" + (f" ({r['losses']})" if r["losses"] else ""))
         print(f"{len(summary)} runs ({int(summary['diverged'].sum())} diverged)"
               + (f"; stored in {args.store}" if args.store else ""))
     return 0

@@ -33,7 +33,8 @@ def test_declared_in_the_new_layer():
     for cid in MINE:
         c = get(cid)
         assert c.reading != checks.LEGACY_READING, cid
-    assert get("khanduri.table1.feddro").depends_on == ("khanduri.thm4.3", "khanduri.cor4.4")
+    assert get("khanduri.table1.feddro").depends_on == ("khanduri.thm4.3",
+                                                         "khanduri.cor4.4.model-rounds")
     assert get("khanduri.table1.ds-feddro").depends_on == ("khanduri.thm5.2", "khanduri.cor5.3")
     assert get("khanduri.table1.fcsg").depends_on == ("wu.rem4.3",)
     assert get("khanduri.table1.comfedl").depends_on == ("huang.rem1",)

@@ -171,5 +171,8 @@ def limit_xbar(A, b, eta, I, alg, beta=None):
     rho = spectral_radius(R)
     if rho >= 1.0:
         return None, rho
-    s = fixed_point(R)
+    try:
+        s = fixed_point(R)
+    except np.linalg.LinAlgError:  # rho rounds below 1 but I - R is singular: no unique limit
+        return None, rho
     return s[:K * d].reshape(K, d).mean(axis=0), rho

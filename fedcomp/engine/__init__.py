@@ -58,7 +58,9 @@ class SimulationResult:
         df["seed"] = self.seed
         df["rounds_total"] = self.rounds
         df["floats_sent_total"] = self.floats_sent
-        df["diverged_at"] = -1 if self.diverged_at is None else self.diverged_at
+        # nullable: null means "finite", never a sentinel such as -1 a reader could take for an
+        # iteration number
+        df["diverged_at"] = pd.array([self.diverged_at] * len(df), dtype="Int64")
         return df
 
     def summary(self) -> str:
@@ -95,7 +97,7 @@ class BatchResult:
 
 
 def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
-             record_every, hyper):
+             record_every, hyper, allow_no_sync=False):
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a fedcomp.problems.Problem, got {type(problem).__name__}")
     alg = _get_algorithm(algorithm)
@@ -104,6 +106,14 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
     if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
         raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {alg.name!r} "
                          f"(got {I})")
+    if not isinstance(allow_no_sync, (bool, np.bool_)):
+        raise ValueError(f"allow_no_sync must be True or False, got {allow_no_sync!r}")
+    if I > T and not allow_no_sync:
+        # T // I = 0 rounds: the clients never synchronise, which is almost always a mistaken
+        # schedule rather than an experiment; make the caller say so
+        raise ValueError(f"local_steps must be <= iterations (got local_steps={I} > "
+                         f"iterations={T}: the clients would never synchronise, 0 rounds); "
+                         f"pass allow_no_sync=True to run without a round on purpose")
     rec = V.positive_int("record_every", record_every)
     eta_v = V.real_in("eta", eta, 0.0)
     if not isinstance(stochastic, (bool, np.bool_)):
@@ -161,8 +171,8 @@ def _result(alg, config, seed, xb, rt, rc, lg, dv, nr, compile_s, run_s):
 
 
 def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=None, seed=0,
-             stochastic=True, record_every=1, **hyper) -> SimulationResult:
-    """Run `algorithm` on `problem` (see the README, "Using it" for every parameter).
+             stochastic=True, record_every=1, allow_no_sync=False, **hyper) -> SimulationResult:
+    """Run `algorithm` on `problem` (every parameter: README, "Using it").
 
     Parameters
     ----------
@@ -173,7 +183,7 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
         T, local iterations per client.
     eta : float > 0
         Client step size.
-    local_steps : int >= 1
+    local_steps : int in [1, iterations]
         I: iterations between synchronisations of the model.
     x0 : array (d,), optional
         Initial model (default zeros).
@@ -183,6 +193,9 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
         False: exact oracles.
     record_every : int >= 1
         Record the exact metrics every this many iterations (and after the last).
+    allow_no_sync : bool
+        Allow local_steps > iterations (no synchronisation at all: 0 rounds); without it such a
+        call is a ValueError, since it usually means a wrong schedule.
     **hyper
         The algorithm's hyperparameters (``fedcomp.algorithms.get(name).hyper``).
 
@@ -192,7 +205,7 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     """
     seed = V.seed_value("seed", seed)
     alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
-                                      [seed], stochastic, record_every, hyper)
+                                      [seed], stochastic, record_every, hyper, allow_no_sync)
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     args = (problem.data, hyp, _rng.base_key(seed), *tail)
@@ -205,16 +218,22 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
 
 
 def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01, local_steps=1,
-                  x0=None, stochastic=True, record_every=1, **hyper) -> BatchResult:
+                  x0=None, stochastic=True, record_every=1, allow_no_sync=False,
+                  **hyper) -> BatchResult:
     """Run one configuration for every seed in `seeds`, in parallel threads (numba prange).
 
-    Each run equals ``simulate(..., seed=s)`` bit for bit.
+    Each run equals ``simulate(..., seed=s)`` bit for bit. `seeds` is an iterable of
+    non-negative integers (``range(5)``, not ``5``); the other parameters are those of
+    :func:`simulate`.
     """
+    if isinstance(seeds, (str, bytes, dict)) or not hasattr(seeds, "__iter__"):
+        raise ValueError(f"seeds must be an iterable of non-negative integers (e.g. range(5) "
+                         f"or [0, 1, 2]), got {seeds!r}")
     seed_list = [V.seed_value("seeds", s) for s in seeds]
     if not seed_list:
         raise ValueError("seeds must contain at least one non-negative integer")
     alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
-                                      seed_list, stochastic, record_every, hyper)
+                                      seed_list, stochastic, record_every, hyper, allow_no_sync)
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     bases = np.array([_rng.base_key(s) for s in seed_list], dtype=np.uint64)

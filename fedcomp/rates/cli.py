@@ -19,19 +19,39 @@ _PROBLEMS = {
 }
 
 
+def _check_sweep_args(args) -> None:
+    """One-line errors naming the option and its range (``fedcomp: error: ...``), before any
+    work starts: bad values used to fail deep inside the sweep with a traceback."""
+    for name in ("seeds", "max_records", "workers"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {v}")
+    for name in ("T", "K"):
+        bad = [v for v in getattr(args, name) if v < 1]
+        if bad:
+            raise ValueError(f"--{name} values must be integers >= 1, got {bad[0]}")
+    if not args.connect_timeout > 0:
+        raise ValueError(f"--connect-timeout must be a number of seconds > 0, got "
+                         f"{args.connect_timeout:g}")
+    if args.address is not None and args.executor != "dask":
+        raise ValueError("--address needs --executor dask")
+
+
 def _sweep(args) -> int:
     """``fedcomp sweep``: a theorem-schedule sweep over T x K x seeds, stored and fitted."""
     from fedcomp.rates.analysis import exponent
     from fedcomp.rates.fit import upper_bound_verdict
     from fedcomp.rates.measure import Sweep
     from fedcomp.rates.schedules import theory_schedule
+    _check_sweep_args(args)
     ctor, pargs = _PROBLEMS[args.problem]
     points = [(T, K) for K in args.K for T in args.T]
     sw = Sweep(f"{args.algorithm}-{args.problem}", ctor, pargs, args.algorithm,
                theory_schedule(args.algorithm), points, seeds=args.seeds,
                max_records=args.max_records)
     summary = sw.run(args.store, executor=args.executor, address=args.address,
-                     workers=args.workers, progress=not args.json)
+                     workers=args.workers, progress=not args.json,
+                     connect_timeout=args.connect_timeout)
     fits = []
     if len(args.T) >= 2:
         for K in args.K:
@@ -42,7 +62,10 @@ def _sweep(args) -> int:
     for over, fixed, fit in fits:
         v = upper_bound_verdict(fit, -0.5)
         rows.append({"over": over, **fixed, "slope": fit.slope, "interval": [fit.low, fit.high],
-                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds})
+                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds,
+                     "n_points": fit.n_points, "n_dropped": fit.n_dropped,
+                     "dropped_x": fit.dropped_x, "n_missing_runs": fit.n_missing_runs,
+                     "losses": fit.losses()})
     if args.figure and fits:
         from fedcomp.figures.rates import rate_figure
         over, fixed, _ = fits[0]
@@ -56,7 +79,7 @@ def _sweep(args) -> int:
             fixed = ", ".join(f"{k}={r[k]}" for k in ("K", "T") if k in r)
             print(f"E||grad Phi||^2 vs {r['over']} ({fixed}): slope {r['slope']:+.3f} "
                   f"[{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}], predicted <= -0.5: "
-                  f"{r['verdict']}")
+                  f"{r['verdict']}" + (f" ({r['losses']})" if r["losses"] else ""))
         print(f"{len(summary)} runs ({int(summary['diverged'].sum())} diverged)"
               + (f"; stored in {args.store}" if args.store else ""))
     return 0
@@ -81,6 +104,8 @@ def add_cli(sub) -> None:
     q.add_argument("--executor", choices=EXECUTORS, default="process")
     q.add_argument("--address", default=None, metavar="tcp://host:port")
     q.add_argument("--workers", type=int, default=None)
+    q.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up on an unreachable --address after this long (default 10)")
     q.add_argument("--figure", default=None, metavar="PNG")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_sweep)

@@ -9,6 +9,10 @@ intervals for the slope s are computed:
 * the regression interval (:func:`scipy.stats.linregress`'s standard error times the Student-t
   quantile with n - 2 degrees of freedom); it captures lack of fit (curvature in log-log).
 
+Grid points without a finite value (every run there diverged or is missing) cannot enter a
+log-log fit; they are dropped, and the fit records it (``n_dropped``, ``dropped_x``,
+``n_missing_runs``) so that a verdict says so rather than silently fitting fewer points.
+
 The reported interval is their union (the wider, conservative choice): a verdict then needs the
 prediction to be consistent with both the noise and the shape of the data.
 
@@ -16,7 +20,7 @@ prediction to be consistent with both the noise and the shape of the data.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy import stats
@@ -46,6 +50,12 @@ class ExponentFit:
     y_mean: list
     y_low: list
     y_high: list
+    # what the fit left out, so that a verdict can say so instead of fitting fewer points
+    # silently: grid points with no finite value (every run diverged or is missing) and single
+    # runs (seed, point) that were NaN / inf and so left out of their point's mean
+    n_dropped: int = 0
+    dropped_x: list = field(default_factory=list)
+    n_missing_runs: int = 0
 
     @property
     def width(self) -> float:
@@ -72,6 +82,18 @@ class ExponentFit:
 
     def text(self) -> str:
         return f"{self.slope:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+    def losses(self) -> str:
+        """'' when nothing was left out, else a sentence saying what (for verdicts)."""
+        out = []
+        if self.n_dropped:
+            xs = ", ".join(f"{x:g}" for x in self.dropped_x)
+            out.append(f"{self.n_dropped} grid point(s) dropped from the fit for lack of finite "
+                       f"runs (diverged or missing) at x = {xs}")
+        if self.n_missing_runs:
+            out.append(f"{self.n_missing_runs} run(s) diverged or missing, left out of their "
+                       f"point's mean")
+        return "; ".join(out)
 
 
 def _ols(lx, ly):
@@ -112,7 +134,13 @@ def fit_exponent(x, values, n_boot: int = 2000, seed: int = 0, return_boot: bool
     if finite.size == 0 or finite.min() <= 0:
         raise ValueError("values must contain positive finite numbers (log-log fit)")
     keep = np.isfinite(v).sum(axis=0) > 0
+    lost_x = x[~keep].tolist()
+    n_missing = int((~np.isfinite(v[:, keep])).sum())
     x, v = x[keep], v[:, keep]
+    if keep.sum() < 2:
+        raise ValueError(f"need at least 2 grid points with finite values to fit an exponent; "
+                         f"{len(lost_x)} of {keep.size} had no finite run (diverged or missing) "
+                         f"at x = {', '.join(f'{z:g}' for z in lost_x)}")
 
     def statistic(idx):
         with np.errstate(all="ignore"):
@@ -121,8 +149,13 @@ def fit_exponent(x, values, n_boot: int = 2000, seed: int = 0, return_boot: bool
                 warnings.simplefilter("ignore", RuntimeWarning)
                 return np.nanmean(v[idx], axis=0)
 
-    return fit_statistic(x, statistic, v.shape[0], n_boot=n_boot, seed=seed,
-                         return_boot=return_boot)
+    out = fit_statistic(x, statistic, v.shape[0], n_boot=n_boot, seed=seed,
+                        return_boot=return_boot)
+    fit = out[0] if return_boot else out
+    fit.dropped_x = sorted(lost_x + fit.dropped_x)
+    fit.n_dropped = len(fit.dropped_x)
+    fit.n_missing_runs = n_missing
+    return out
 
 
 def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
@@ -138,9 +171,11 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
     n_seeds = int(n_seeds)
     full = np.asarray(statistic(np.arange(n_seeds)), dtype=float)
     ok = np.isfinite(full) & (full > 0)
+    dropped = x[~ok].tolist()
     if ok.sum() < 2:
-        raise ValueError("need at least 2 grid points with positive finite values to fit an "
-                         "exponent")
+        raise ValueError(f"need at least 2 grid points with positive finite values to fit an "
+                         f"exponent; {len(dropped)} of {x.size} were not (diverged or missing) "
+                         f"at x = {', '.join(f'{z:g}' for z in dropped)}")
     x, full = x[ok], full[ok]
     n = x.shape[0]
     lx = np.log(x)
@@ -183,7 +218,8 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
                       boot_low=boot_low, boot_high=boot_high, reg_low=float(reg_low),
                       reg_high=float(reg_high), stderr=stderr, r2=float(r2), n_points=int(n),
                       n_seeds=n_seeds, x=x.tolist(), y_mean=full.tolist(),
-                      y_low=y_low.tolist(), y_high=y_high.tolist())
+                      y_low=y_low.tolist(), y_high=y_high.tolist(),
+                      n_dropped=len(dropped), dropped_x=dropped)
     return (fit, boot) if return_boot else fit
 
 

@@ -77,6 +77,18 @@ class Sweep:
     x0: list | None = None
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        from fedcomp import _validate as V
+        # checked here: 0 seeds used to surface as KeyError 'run_id', 0 records as
+        # ZeroDivisionError, far from the argument that caused them
+        self.seeds = V.positive_int("seeds", self.seeds)
+        self.max_records = V.positive_int("max_records", self.max_records)
+        if not self.points:
+            raise ValueError("points must contain at least one (T, K) pair")
+        for T, K in self.points:
+            V.positive_int("T", T)
+            V.positive_int("K", K)
+
     def specs(self) -> list[RunSpec]:
         """The runs. Labels carry the sweep name, a digest of the compiled code (algorithm steps,
         problem kernels, engine) and the problem data's fingerprint, so a stored run is reused
@@ -123,7 +135,8 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
         g = g.sort_values("t")
         T = int(g["iterations"].iloc[0])
         K = int(g["K"].iloc[0])
-        diverged = int(g["diverged_at"].iloc[0]) >= 0
+        d_at = g["diverged_at"].iloc[0]
+        diverged = bool(pd.notna(d_at) and int(d_at) >= 0)  # null (or -1 in old tables): finite
         rec = g[(g["t"] >= 1) & (g["t"] <= T)]
         gn = rec["grad_norm_sq"].to_numpy()
         if diverged or len(gn) == 0:

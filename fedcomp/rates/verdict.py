@@ -46,10 +46,10 @@ def _fit_text(fit) -> str:
 
 
 def _dropped_note(fit) -> str:
-    n = getattr(fit, "n_dropped", 0) or 0
-    if not n:
-        return ""
-    return f"; {n} grid point(s) lost to divergence: {getattr(fit, 'dropped_x', None)}"
+    """What divergence took out of the fit (ExponentFit.losses), so a reader learns that the
+    grid shrank whatever the verdict."""
+    lost = getattr(fit, "losses", lambda: "")()
+    return f" ({lost})" if lost else ""
 
 
 def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance: float = 0.0,

@@ -16,8 +16,10 @@ produces does not depend on where it ran.
   which alone writes the store (workers need no shared file system).
 
 Finished batches are written to the :class:`~fedcomp.runner.store.ResultStore` as they arrive, so
-a killed sweep loses only the batches in flight; a rerun skips finished runs. A tqdm bar shows
-runs done / total and the ETA.
+a killed sweep loses only the batches in flight; a rerun skips finished runs. Runs are claimed in
+the store before they are computed, so two identical sweeps into one store compute each run once
+(the second waits for the first's parts). Process-pool workers die with the sweep that started
+them (no orphans after a SIGKILL). A tqdm bar shows runs done / total and the ETA.
 """
 from __future__ import annotations
 
@@ -86,9 +88,9 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
         if df.empty:  # non-finite from the start: keep one row so the run counts as done
             df = pd.DataFrame({"t": [-1]})
             for key, val in {**res.config, "seed": res.seed, "rounds_total": res.rounds,
-                             "floats_sent_total": res.floats_sent,
-                             "diverged_at": res.diverged_at}.items():
+                             "floats_sent_total": res.floats_sent}.items():
                 df[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
+            df["diverged_at"] = pd.array([res.diverged_at], dtype="Int64")
         for var, n in res.floats_by_variable.items():
             df[f"floats_{var}_total"] = n
         df["run_id"] = spec.run_id
@@ -115,9 +117,41 @@ def _batches(specs: list[RunSpec], batch_size: int) -> list[list[RunSpec]]:
     return out
 
 
+def _exit_with_parent(parent_pid: int) -> None:
+    """Pool-worker initializer: end this worker when the sweep that started it dies.
+
+    A sweep killed with SIGKILL cannot shut its pool down, and its workers would otherwise go on
+    computing batches nobody will store (orphans holding cores). On Linux the kernel delivers
+    SIGKILL to the worker when its parent dies (``PR_SET_PDEATHSIG``; effective even inside
+    compiled code that holds the GIL); elsewhere, and as a fallback, a daemon thread polls the
+    parent pid twice a second.
+    """
+    import signal
+    import sys
+    import threading
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the thread suffices
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="fedcomp-parent-watch", daemon=True).start()
+
+
 def run_specs(specs, store=None, executor: str = "process", workers: int | None = None,
               address: str | None = None, batch_size: int | None = None,
-              progress: bool = True, desc: str = "runs", return_report: bool = False):
+              progress: bool = True, desc: str = "runs", return_report: bool = False,
+              connect_timeout: float = 10.0, poll_seconds: float = 0.2):
     """Run every spec not already in `store`; return the table of all of them.
 
     Parameters
@@ -126,6 +160,9 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         Duplicates (same run_id) are run once.
     store : ResultStore, str, Path or None
         Where finished runs are written as they finish; None keeps results in memory only.
+        With a store, each run id is claimed before it is computed
+        (:meth:`ResultStore.claim`): runs another live sweep has claimed are not computed
+        again but waited for and read from the store (taken over if that sweep dies).
     executor : {"inprocess", "process", "dask"}
     workers : int, optional
         Pool / LocalCluster workers (default: all local cores).
@@ -137,6 +174,11 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         Show a tqdm bar (runs done / total, ETA) on stderr.
     return_report : bool
         Also return a :class:`SweepReport`.
+    connect_timeout : float > 0
+        Seconds to wait for the Dask scheduler at `address` before giving up with a ValueError
+        (an unreachable address otherwise hangs, then tracebacks).
+    poll_seconds : float > 0
+        How often to look for runs another sweep is computing.
 
     Returns
     -------
@@ -152,6 +194,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     n_workers = V.positive_int("workers", workers) if workers is not None else (os.cpu_count() or 1)
     bs = V.positive_int("batch_size", batch_size) if batch_size is not None else (
         16 if executor == "inprocess" else 4)
+    connect_timeout = V.real_in("connect_timeout", connect_timeout, 0.0)
+    poll_seconds = V.real_in("poll_seconds", poll_seconds, 0.0)
     unique: OrderedDict[str, RunSpec] = OrderedDict()
     for s in specs:
         if not isinstance(s, RunSpec):
@@ -161,36 +205,75 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         store = ResultStore(store)
     done = store.finished() if store is not None else set()
     pending = [s for rid, s in unique.items() if rid not in done]
-    batches = _batches(pending, bs)
+    held: set[str] = set()
+    mine, foreign = _claim(store, pending, held)
     kept: list[pd.DataFrame] = []
+    executed = 0
     t0 = time.perf_counter()
+    dask = _dask_client(address, n_workers, connect_timeout) \
+        if executor == "dask" and pending else None
     bar = tqdm(total=len(unique), initial=len(unique) - len(pending), unit="run", desc=desc,
                disable=not progress, smoothing=0.1)
 
     def finish(frame: pd.DataFrame, n: int):
+        nonlocal executed
         if store is not None:
             store.write(frame)
+            ids = set(frame["run_id"].unique())
+            store.release(ids)
+            held.difference_update(ids)
         else:
             kept.append(frame)
+        executed += n
         bar.update(n)
 
-    try:
+    def compute(todo: list[RunSpec]):
+        batches = _batches(todo, bs)
         if not batches:
-            pass
-        elif executor == "inprocess":
+            return
+        if executor == "inprocess":
             for b in batches:
                 finish(execute_batch(b), len(b))
         elif executor == "process":
             import multiprocessing as mp
             with ProcessPoolExecutor(max_workers=min(n_workers, len(batches)),
-                                     mp_context=mp.get_context("spawn")) as pool:
+                                     mp_context=mp.get_context("spawn"),
+                                     initializer=_exit_with_parent,
+                                     initargs=(os.getpid(),)) as pool:
                 futs = {pool.submit(execute_batch, b, 1): len(b) for b in batches}
                 for f in as_completed(futs):
                     finish(f.result(), futs[f])
         else:
-            _run_dask(batches, address, n_workers, finish)
+            _run_dask(dask[0], batches, finish)
+
+    try:
+        compute(mine)
+        # runs another live sweep claimed: wait for its parts; take over those it abandons.
+        # New parts are looked for every poll, the claims (one file read per run) less often.
+        next_claim_check = 0.0
+        while foreign:
+            done = store.finished()
+            arrived = [s for s in foreign if s.run_id in done]
+            bar.update(len(arrived))
+            foreign = [s for s in foreign if s.run_id not in done]
+            taken = []
+            if foreign and time.monotonic() >= next_claim_check:
+                next_claim_check = time.monotonic() + 10 * poll_seconds
+                orphaned = [s for s in foreign if not store.claimed_by_other(s.run_id)]
+                taken, _ = _claim(store, orphaned, held)
+            if taken:
+                foreign = [s for s in foreign if s.run_id not in held]
+                compute(taken)
+            elif foreign:
+                time.sleep(poll_seconds)
     finally:
         bar.close()
+        if store is not None and held:
+            store.release(held)
+        if dask is not None:
+            dask[0].close()
+            if dask[1] is not None:
+                dask[1].close()
     seconds = time.perf_counter() - t0
     if store is not None:
         table = store.table(run_ids=list(unique))
@@ -199,30 +282,59 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         if not table.empty:
             table = table.sort_values(["config_hash", "seed", "t"], kind="stable")
             table = table.reset_index(drop=True)
-    report = SweepReport(total=len(unique), skipped=len(unique) - len(pending),
-                         executed=len(pending), seconds=seconds, executor=executor)
+    report = SweepReport(total=len(unique), skipped=len(unique) - executed,
+                         executed=executed, seconds=seconds, executor=executor)
     return (table, report) if return_report else table
 
 
-def _run_dask(batches, address, n_workers, finish):
+def _claim(store, specs: list[RunSpec], held: set) -> tuple[list[RunSpec], list[RunSpec]]:
+    """Split `specs` into those this process now holds a claim on and those a live other sweep
+    holds (everything is ours without a store). A run finished between the caller's look at the
+    store and the claim is dropped, so it is never computed twice."""
+    if store is None:
+        return list(specs), []
+    mine, foreign = [], []
+    for s in specs:
+        if store.claim(s.run_id):
+            held.add(s.run_id)
+            mine.append(s)
+        else:
+            foreign.append(s)
+    if mine:
+        done = store.finished()
+        late = {s.run_id for s in mine if s.run_id in done}
+        if late:
+            store.release(late)
+            held.difference_update(late)
+            mine = [s for s in mine if s.run_id not in late]
+    return mine, foreign
+
+
+def _dask_client(address, n_workers, connect_timeout):
+    """(client, cluster or None): a client of the scheduler at `address`, or of a new
+    LocalCluster. An unreachable address gives a one-line ValueError after `connect_timeout`
+    seconds."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed as das_completed
+        from dask.distributed import Client, LocalCluster
     except ImportError:  # pragma: no cover - optional dependency
         raise ValueError("executor 'dask' needs dask[distributed]: pip install 'fedcomp[dask]'") \
             from None
-    cluster = None
     if address is None:
         cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)
-        client = Client(cluster)
-    else:
-        client = Client(address)
+        return Client(cluster), cluster
     try:
-        futs = client.map(execute_batch, batches, threads=1, pure=False)
-        sizes = {f.key: len(b) for f, b in zip(futs, batches)}
-        for f in das_completed(futs):
-            finish(f.result(), sizes[f.key])
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        return Client(address, timeout=connect_timeout), None
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ValueError(f"cannot reach the Dask scheduler at address {address!r} within "
+                         f"connect_timeout={connect_timeout:g} s ({why}); check the address "
+                         f"(tcp://host:port) or raise --connect-timeout") from None
+
+
+def _run_dask(client, batches, finish):
+    from dask.distributed import as_completed as das_completed
+    futs = client.map(execute_batch, batches, threads=1, pure=False)
+    sizes = {f.key: len(b) for f, b in zip(futs, batches)}
+    for f in das_completed(futs):
+        finish(f.result(), sizes[f.key])

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from fedcomp import _validate as V
 
-SIM_KEYS = ("iterations", "eta", "local_steps", "x0", "stochastic", "record_every")
+SIM_KEYS = ("iterations", "eta", "local_steps", "x0", "stochastic", "record_every",
+            "allow_no_sync")
 
 
 def _canonical(obj) -> str:
@@ -72,6 +73,8 @@ class RunSpec:
             raise ValueError("params must not contain 'seed'; give seed= separately")
         V.seed_value("seed", self.seed)
         _canonical(self.config())
+        _check_params(self.algorithm, self.params)
+        _check_problem_args(self.problem, self.problem_args)
 
     def config(self) -> dict:
         """Everything that determines the run except the seed."""
@@ -100,6 +103,32 @@ class RunSpec:
                        self.labels)
 
 
+def _check_params(algorithm: str, params: dict) -> None:
+    """Names in `params` must be simulate's or the algorithm's: caught here, where the spec is
+    written, rather than as a TypeError in a worker minutes later."""
+    from fedcomp.algorithms import get
+    alg = get(algorithm)  # ValueError listing the registered names
+    allowed = set(SIM_KEYS) | set(alg.hyper_names())
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"params {unknown} are not arguments of fedcomp.simulate for "
+                         f"{algorithm!r}; it accepts: {', '.join(sorted(allowed))}")
+
+
+def _check_problem_args(path: str, args: dict) -> None:
+    """The problem constructor must accept `args` (checked against its signature)."""
+    import inspect
+    ctor = resolve(path)
+    try:
+        sig = inspect.signature(ctor)
+    except (TypeError, ValueError):  # pragma: no cover - no signature to check against
+        return
+    try:
+        sig.bind(**args)
+    except TypeError as exc:
+        raise ValueError(f"problem_args do not fit {path}{sig}: {exc}") from None
+
+
 def resolve(path: str):
     """Import ``"module:qualname"`` and return the object."""
     module, _, qual = path.partition(":")
@@ -118,7 +147,10 @@ def resolve(path: str):
 
 @functools.lru_cache(maxsize=32)
 def _build_problem(path: str, args_json: str):
-    return resolve(path)(**json.loads(args_json))
+    try:
+        return resolve(path)(**json.loads(args_json))
+    except TypeError as exc:  # a spec built before its constructor changed, or without checks
+        raise ValueError(f"problem_args do not fit {path}: {exc}") from None
 
 
 def build_problem(spec: RunSpec):

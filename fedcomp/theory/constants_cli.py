@@ -72,6 +72,11 @@ def _run(args) -> int:
     if args.problem not in PROBLEMS:
         raise ValueError(f"unknown problem {args.problem!r}; built-in problems: "
                          f"{', '.join(sorted(PROBLEMS))}")
+    # checked before the problem is built: --K 0 used to fall back silently to the problem's K
+    if args.K is not None and args.K < 1:
+        raise ValueError(f"--K must be an integer >= 1, got {args.K}")
+    if args.T < 1:
+        raise ValueError(f"--T must be an integer >= 1, got {args.T}")
     build, desc, (lo, hi) = PROBLEMS[args.problem]
     lower = lo if args.lower is None else args.lower
     upper = hi if args.upper is None else args.upper
@@ -82,7 +87,8 @@ def _run(args) -> int:
     sched = None
     if args.schedule:
         from fedcomp.theory.schedules import prescribe
-        sched = prescribe(args.schedule, c, T=args.T, K=args.K or p.num_clients)
+        sched = prescribe(args.schedule, c, T=args.T,
+                          K=p.num_clients if args.K is None else args.K)
     if args.json:
         out = c.as_dict()
         out.update(problem=args.problem, description=desc, instance=c.problem)

@@ -181,10 +181,8 @@ def test_bad_input():
 
 
 def test_checks_return_verdicts(tmp_path):
-    # khanduri.eq4 / .eq5 / .sec2.fl: tests/test_checks_khanduri_theory.py
-    expected = {dro.check_comfedl_lemma1: "pass", dro.check_comfedl_eq6: "pass",
-                dro.check_comfedl_journal_eq6: "fail", dro.check_auc_eq1: "pass",
-                dro.check_auc_composition: "fail"}
+    # khanduri.eq4 / .eq5 / .sec2.fl: tests/test_checks_khanduri_theory.py; ComFedL: test_checks_huang.py
+    expected = {dro.check_auc_eq1: "pass", dro.check_auc_composition: "fail"}
     for check, verdict in expected.items():
         assert check("quick", tmp_path).verdict == verdict
 

@@ -12,7 +12,7 @@ client weights 1/n (even when clients hold very different amounts of data).
 
 :class:`RobustFL` -- KL-regularised distributionally robust FL, ComFedL (4)-(6).
     Minimax (4) with phi(r, 1/n) = sum r_i log(n r_i) equals (5), gamma log((1/n) sum exp(f^i/gamma))
-    (Lemma 1, checked in :mod:`fedcomp.theory.registry.checks_comfedl`); since log is increasing,
+    (Lemma 1, checked by huang.lem1 in :mod:`fedcomp.checks.huang`); since log is increasing,
     (6) (1/n) sum_i exp(f^i(w)/gamma) has the same minimisers and stationary points (grad (5) =
     gamma grad (6) / (6)). We implement (6): inner g_k(x) = client k's loss (a scalar, d_g = 1),
     outer f(y) = exp(y / gamma), deterministic and shared -- ComFedL's "special problem (1)" of

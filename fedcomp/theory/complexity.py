@@ -700,13 +700,6 @@ def _scheme_check(key: str, what: str):
                        f"{what}. {detail}")
 
 
-def check_comfedl(profile, out_dir):
-    return _scheme_check("comfedl", "Remark 1 derived from Theorem 1 (12) with b = b_1 = T "
-                         "(printed b = 1/T^alpha_2 read as T^alpha_2)")
-
-
-def check_comfedl_special(profile, out_dir):
-    return _scheme_check("comfedl-special", "Remark 2 derived from Theorem 2 (13) with b = T")
 
 
 def check_localscgdam(profile, out_dir):
@@ -723,50 +716,48 @@ def check_zhang_intro(profile, out_dir):
     return _finding_check("zhang.sec1", "communication O(T^(3/4)/K^(3/4))")
 
 
-def comfedl_bound_consistency() -> dict:
-    """Telescope the per-iteration inequality of the ComFedL proof ((33) conference) over
-    T = S tau iterations and compare with Theorem 1 (12) as printed (a product where the proof
-    has a sum), and the constant H of Theorem 2 (13) with Lemma 4 / Theorem 4 (appendix)."""
-    Gf, Gg, Lf, Lg, L, sig, tau, et, bb, b1, TT, D = sp.symbols(
-        "G_f G_g L_f L_g L sigma tau eta b b_1 T Delta", positive=True)
-    H = sp.sqrt(Gg ** 2 * Lf ** 2 + Gf ** 4 * Lg ** 2)
-    per_step_extra = (et * Gf * Gg * (sp.sqrt(5) * H * tau * et * Gg * Gf
-                                      + sp.sqrt(5) * Gf * sig / sp.sqrt(b1)
-                                      + sp.sqrt(5) * Gg * sig / sp.sqrt(bb)
-                                      + sp.sqrt(5) * Lg * Gf * sig / sp.sqrt(bb))
-                      + L * tau * et ** 2 * Gg ** 2 * Gf ** 2 + L * et ** 2 / 2 * Gf ** 2 * Gg ** 2)
-    derived = sp.expand(D / (TT * et) + TT * per_step_extra / (TT * et))
-    printed = sp.expand(D / (TT * et) + Gf * Gg * (
-        sp.sqrt(5) * H * tau * Gg * Gf * et * sp.sqrt(5) * Gf * sig / sp.sqrt(b1)
-        + sp.sqrt(5) * Gg * sig / sp.sqrt(bb) + sp.sqrt(5) * Lg * Gf * sig / sp.sqrt(bb))
-        + L * tau * et * Gg ** 2 * Gf ** 2 + L * et / 2 * Gf ** 2 * Gg ** 2)
-    diff1 = sp.simplify(derived - printed)
-    H2_printed = sp.sqrt(Gg ** 2 * Lf ** 2 + Gf ** 2 * Lg ** 2)
-    H2_lemma4 = sp.sqrt(Gg ** 2 * Lf ** 2 + Gf ** 4 * Lg ** 2)
-    return {"thm1_derived_minus_printed": str(diff1), "thm1_matches": diff1 == 0,
-            "thm2_H_printed": str(H2_printed), "thm2_H_from_lemma4": str(H2_lemma4),
-            "thm2_matches": sp.simplify(H2_printed - H2_lemma4) == 0}
+def bound_rate_exponents(key: str, params: dict | None = None) -> dict:
+    """Exponent in T of every term of a scheme's bound under its parameter choices (or `params`,
+    a mapping of the scheme's symbols to expressions in T replacing them), and the slowest one:
+    the rate the bound gives. Terms are taken with K fixed (a scheme with K in its terms reports
+    only the T exponent)."""
+    if key not in SCHEMES:
+        raise ValueError(f"unknown scheme {key!r}; known: {sorted(SCHEMES)}")
+    s = SCHEMES[key]
+    sub = dict(s.params)
+    for k, v in (params or {}).items():
+        sym = {str(x): x for x in sub}.get(str(k), k)
+        sub[sym] = _s(v) if isinstance(v, str) else sp.sympify(v)
+    out = {}
+    for term in s.rate_terms:
+        t = sp.simplify(term.subs(sub))
+        e = _exponents(t, T)
+        out[str(term)] = None if e is None else float(e[0])
+    finite = [v for v in out.values() if v is not None]
+    return {"terms": out, "rate": max(finite) if finite else None,
+            "params": {str(k): str(v) for k, v in sub.items()}}
 
 
-def check_comfedl_thm1_constants(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    r = comfedl_bound_consistency()
-    return CheckResult("pass" if r["thm1_matches"] else "fail", "(12) as printed", r,
-                       "telescoping the proof's per-step inequality (33) gives "
-                       "G_f G_g (sqrt5 H tau G_g G_f eta + sqrt5 G_f sigma/sqrt(b_1) + ...); (12) "
-                       "prints the first two as a product (missing '+'), which is a smaller, "
-                       f"unproven bound. derived - printed = {r['thm1_derived_minus_printed']}")
-
-
-def check_comfedl_thm2_constants(profile, out_dir):
-    from fedcomp.theory.claims import CheckResult
-    r = comfedl_bound_consistency()
-    return CheckResult("pass" if r["thm2_matches"] else "fail", r["thm2_H_printed"],
-                       r["thm2_H_from_lemma4"],
-                       "Theorem 2 (13) prints H = sqrt(G_g^2 L_f^2 + G_f^2 L_g^2); Lemma 4 and the "
-                       "appendix's Theorem 4 give sqrt(G_g^2 L_f^2 + G_f^4 L_g^2) (they differ "
-                       "unless G_f = 1)")
-
-
-def check_comfedl_rem1_batch(profile, out_dir):
-    return _finding_check("huang.rem1", "b = 1/T^alpha_2 gives O(1/sqrt(T))")
+def complexities_from_rate(key: str, rate_exponent: float) -> dict:
+    """Exponents in eps of the iterations T, the batch, the per-client samples and the rounds
+    for E||grad||^2 <= eps when the bound is O(T^rate_exponent), with the scheme's batch and
+    local-step choices. A rate exponent >= 0 never reaches eps: every quantity is None and
+    `reason` says so (no division by zero)."""
+    if key not in SCHEMES:
+        raise ValueError(f"unknown scheme {key!r}; known: {sorted(SCHEMES)}")
+    if isinstance(rate_exponent, bool) or not isinstance(rate_exponent, (int, float)):
+        raise ValueError(f"rate_exponent must be a number, got {rate_exponent!r}")
+    s = SCHEMES[key]
+    r = sp.nsimplify(rate_exponent)
+    if r >= 0:
+        return {"iterations": None, "batch": None, "samples per client": None, "rounds": None,
+                "reason": f"a bound O(T^{float(r):g}) does not vanish as T grows: no number of "
+                          f"iterations reaches E||grad||^2 <= eps < 1"}
+    spi = _exponents(sp.simplify(s.samples_per_iter.subs(s.params)), T)
+    loc = _exponents(sp.simplify(s.local_steps.subs(s.params)), T)
+    if spi is None or loc is None:
+        raise ValueError(f"scheme {key!r}: samples per iteration or local steps not a power of T")
+    t_exp = 1 / r                       # T = eps^(1/r)
+    return {"iterations": float(t_exp), "batch": float(spi[0] * t_exp),
+            "samples per client": float((1 + spi[0]) * t_exp),
+            "rounds": float((1 - loc[0]) * t_exp), "reason": ""}

@@ -796,42 +796,6 @@ def _random_cases(profile: str, seed: int, spread: float, lam_low: float = 0.1):
         yield rng.uniform(-spread, spread, m), lam
 
 
-def check_comfedl_lemma1(profile, out_dir):
-    """huang.lem1: ComFedL Lemma 1 (client-level weights r over n clients)."""
-    from fedcomp.theory.claims import CheckResult
-    d = derive_kl()
-    worst = 0.0
-    for f, gamma in _random_cases(profile, 3, 4.0):
-        r = kl_report(f, gamma)
-        worst = max(worst, abs(r["value_gap"]) + r["fw_gap_numerical"])
-    ok = d.holds and worst < 1e-6
-    return CheckResult(
-        "pass" if ok else "fail", "max_r sum r_i f^i - gamma sum r_i log(n r_i) = "
-        "gamma log((1/n) sum exp(f^i/gamma))", {"max_abs_diff_plus_fw_gap": worst},
-        f"identity holds (sympy {d.holds}, numerics {worst:.2e}); the conclusion is right but the "
-        f"conference proof's (18) derivative is wrong (-gamma/n for -gamma; correct in journal "
-        f"(15)): {not d.exprs['comfedl_conf_eq18_correct']}")
-
-
-def check_comfedl_eq6(profile, out_dir):
-    """huang.eq6: (5) and (6) have the same minimisers (monotone transform)."""
-    from fedcomp.theory.claims import CheckResult
-    r = comfedl_journal_eq6_discrepancy()
-    ok = r["conference_matches"]
-    return CheckResult("pass" if ok else "fail", "argmin (5) = argmin (6)", r,
-                       f"argmin of gamma log mean exp(f/gamma) = {r['argmin_kl_dro']:.6f}, of "
-                       f"mean exp(f/gamma) = {r['argmin_conference_eq6']:.6f} (f^i = (w - c_i)^2)")
-
-
-def check_comfedl_journal_eq6(profile, out_dir):
-    """huang-journal.eq6: journal (6) with g(.) = exp(./gamma) applied to f/gamma."""
-    from fedcomp.theory.claims import CheckResult
-    r = comfedl_journal_eq6_discrepancy()
-    return CheckResult(
-        "pass" if r["journal_matches"] else "fail", "argmin journal (6) = argmin (5)", r,
-        f"literal journal (6) = mean exp(f/gamma^2): argmin {r['argmin_journal_eq6_literal']:.6f} "
-        f"vs KL-DRO argmin {r['argmin_kl_dro']:.6f} (gamma = {r['gamma']}); the text around it "
-        "(gradient (exp(f/gamma)/gamma) grad f) shows exp(f/gamma) was meant")
 
 
 def check_auc_eq1(profile, out_dir):

@@ -99,7 +99,7 @@ def test_dataframe_and_cli(capsys):
 def test_checks_return_verdicts(tmp_path):
     expected = {C.check_feddro: "pass", C.check_feddro_floats: "pass", C.check_ds_feddro: "pass",
                 C.check_comfedl: "pass", C.check_fcsg: "pass", C.check_acc_fcsg_m: "pass",
-                C.check_table1: "pass", C.check_zhang_intro: "fail",
+                C.check_table1: "pass",
                 C.check_feddro_related_work: "fail", C.check_wu_cor42_constants: "fail",
                 C.check_wu_cor48_constants: "pass", C.check_wu_thm47_beta: "fail",
                 C.check_comfedl_thm1_constants: "fail", C.check_comfedl_thm2_constants: "fail"}

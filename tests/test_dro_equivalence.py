@@ -183,8 +183,7 @@ def test_bad_input():
 def test_checks_return_verdicts(tmp_path):
     expected = {dro.check_kl_eq4: "pass", dro.check_chi2_eq5: "fail",
                 dro.check_comfedl_lemma1: "pass", dro.check_comfedl_eq6: "pass",
-                dro.check_comfedl_journal_eq6: "fail", dro.check_auc_eq1: "pass",
-                dro.check_auc_composition: "fail", dro.check_fl_restatement: "pass"}
+                dro.check_comfedl_journal_eq6: "fail", dro.check_fl_restatement: "pass"}
     for check, verdict in expected.items():
         assert check("quick", tmp_path).verdict == verdict
 

@@ -631,10 +631,6 @@ def check_acc_fcsg_m(profile, out_dir):
     return _scheme_check("acc-fcsg-m", "Remark 4.9 derived from Corollary 4.8 (eps'^2 = eps)")
 
 
-def check_localscgdam(profile, out_dir):
-    return _scheme_check("localscgdam", "Remark 1 derived from Theorem 1 (16) (eps'^2 = eps)")
-
-
 def check_wu_table1(profile, out_dir):
     from fedcomp.theory.claims import CheckResult
     ok = all(derive(k).consistent for k in ("fcsg", "fcsg-m", "acc-fcsg-m"))
@@ -697,10 +693,6 @@ def _finding_check(fid, predicted):
 
 def check_feddro_related_work(profile, out_dir):
     return _finding_check("khanduri.sec2.related", "Wu et al. (2024): no linear speed-up")
-
-
-def check_zhang_intro(profile, out_dir):
-    return _finding_check("zhang.sec1", "communication O(T^(3/4)/K^(3/4))")
 
 
 def check_wu_cor42_constants(profile, out_dir):

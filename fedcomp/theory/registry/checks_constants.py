@@ -1,8 +1,8 @@
 """Checks of the constant claims built in :mod:`fedcomp.theory.constants`: Lemma 3.5 of the
-FedDRO paper and Lemma 2 of the AUC paper.
+FedDRO paper (Lemma 2 of the AUC paper, ``zhang.lem2``, is declared and judged in
+:mod:`fedcomp.checks.zhang`).
 
-The claims are declared in :mod:`fedcomp.theory.registry.khanduri` and
-:mod:`fedcomp.theory.registry.zhang`; so that a missing declaration never leaves a dangling check
+The claim is declared in :mod:`fedcomp.theory.registry.khanduri`; so that a missing declaration never leaves a dangling check
 (which :func:`fedcomp.theory.claims.all_claims` rejects), the other registry modules are imported
 first and a claim none of them declares is declared here from the paper's text, with a note.
 """
@@ -15,7 +15,6 @@ from fedcomp.theory.claims import Claim, attach_check, register
 
 _CHECKS = {
     "khanduri.lem3.5": "fedcomp.theory.constants:check_lemma35",
-    "zhang.lem2": "fedcomp.theory.constants:check_auc_lemma2",
 }
 
 _FALLBACK = {
@@ -24,13 +23,6 @@ _FALLBACK = {
         statement="Under Assumption 3.2, Phi = h + f(g) is L_Phi-smooth with "
                   "L_Phi = L_h + B_f L_g + B_g^2 L_f.",
         kind="constant", predicted={"L_Phi": "L_h + B_f*L_g + B_g**2*L_f"},
-        notes="declared by fedcomp.theory.registry.checks_constants because no other registry "
-              "module declares it"),
-    "zhang.lem2": Claim(
-        id="zhang.lem2", paper="zhang", location="Section 5 and Lemma 2 (Appendix A)",
-        statement="Under Assumptions 1-4, Phi(x) = max_y F(gbar(x), y) is L_Phi-smooth with "
-                  "L_Phi = 2 C_g^2 L_f^2/mu + C_f L_g.",
-        kind="constant", predicted={"L_Phi": "2*C_g**2*L_f**2/mu + C_f*L_g"},
         notes="declared by fedcomp.theory.registry.checks_constants because no other registry "
               "module declares it"),
 }

@@ -200,7 +200,7 @@ def test_sharing_law_exponents_are_judged(measured):
     c, m = measured("fedcomp.intermittent-sharing-law")
     v = m.values
     # raw I-1 interval [1.930, 1.993] excludes 2: the closed form has the same finite-c bias
-    lo, hi = v["fit"]["intervals"]["I-1"]
+    _, hi = v["fit"]["intervals"]["I-1"]
     assert hi < 2.0
     assert abs(v["closed_form_exponents_design"]["I-1"] - v["fit"]["exponents"]["I-1"]) < 0.01
     for k, e in (("beta", 2.0), ("I-1", 2.0), ("heterogeneity", 4.0)):
@@ -212,7 +212,7 @@ def test_sharing_law_exponents_are_judged(measured):
 
 
 def test_bias_measurement(measured):
-    c, m = measured("fedcomp.localscgdam-bias")
+    _, m = measured("fedcomp.localscgdam-bias")
     v = m.values
     assert v["control_relative_difference"] < 1e-10
     assert v["grad_phi_sq_at_x_star"] < 1e-20
@@ -228,7 +228,7 @@ def test_fig13_curves_name_the_reversals(measured):
 
 
 def test_assumption_readings_share_one_derivation(measured):
-    c, m = measured("zhang.assump.auc-fit")
+    _, m = measured("zhang.assump.auc-fit")
     assert m.values["mu"] in ("-2*p*(p - 1)", "2*p*(1 - p)")
     assert all(o["hessian_constant"] and o["grad_z_unbounded"]
                for o in m.values["labels"].values())

@@ -6,7 +6,8 @@ The measurements live in :mod:`fedcomp.experiments.intermittent` (the sharing la
 from __future__ import annotations
 
 from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
-from fedcomp.checks.predict import combine as combine_wrong, each, flipped, shifted
+from fedcomp.checks.predict import combine as combine_wrong
+from fedcomp.checks.predict import each, flipped, shifted
 from fedcomp.rates.verdict import combine, equal_verdict, exponent_verdict
 
 # ============================================================================================

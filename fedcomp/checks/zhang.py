@@ -18,11 +18,23 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
-from fedcomp.checks.predict import (combine as combine_wrong, each, flipped, parse_expression,
-                                    scaled, shifted, steeper)
-from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
-                                   exponent_verdict, single_run_ordering_verdict,
-                                   upper_bound_verdict)
+from fedcomp.checks.predict import combine as combine_wrong
+from fedcomp.checks.predict import (
+    each,
+    flipped,
+    parse_expression,
+    scaled,
+    shifted,
+    steeper,
+)
+from fedcomp.rates.verdict import (
+    bound_constant_verdict,
+    combine,
+    equal_verdict,
+    exponent_verdict,
+    single_run_ordering_verdict,
+    upper_bound_verdict,
+)
 
 
 def _fit(d: dict):
@@ -154,8 +166,11 @@ def measure_lem2(profile, out_dir) -> Measurement:
     the largest ||Hess Phi|| found by a search (a lower bound of that instance's smoothness)."""
     import sympy as sp
 
-    from fedcomp.theory.constants import (auc_lemma2_class_supremum, auc_lemma2_instance,
-                                          auc_lemma2_report)
+    from fedcomp.theory.constants import (
+        auc_lemma2_class_supremum,
+        auc_lemma2_instance,
+        auc_lemma2_report,
+    )
     sup = auc_lemma2_class_supremum()
     syms = sp.symbols(" ".join(LEM2_SYMBOLS), positive=True)
     f = sp.lambdify(syms, sp.sympify(sup["supremum"], locals={s.name: s for s in syms}))
@@ -196,8 +211,9 @@ def judge_lem2(predicted, m: Measurement) -> CheckResult:
             worst = (c, vd.reason)
     inst = v["instance"]
     b_inst = float(f(*[inst[s] for s in LEM2_SYMBOLS]))
-    vi = bound_constant_verdict("L_Phi on the AUCMinimax instance", b_inst, inst["supremum"],
-                                exact, observed_max=inst["observed"])
+    vi = bound_constant_verdict("L_Phi on the AUCMinimax instance (supremum: the class's at "
+                                "its constants; observed: a search on its box)", b_inst,
+                                inst["supremum"], exact, observed_max=inst["observed"])
     parts.append(vi.verdict)
     verdict = combine(parts)
     head = (f"exact supremum over the problem class {sup['supremum']} ("
@@ -248,7 +264,7 @@ def _theorem_rounds():
     c = problem(4).auc_constants(radius_u=10.0, radius_alpha=10.0)
     Ts = [4 ** k for k in range(10, 31)]
     rT = [T // schedule("localscgdam", c, T=T, K=4, strict=False)["local_steps"] for T in Ts]
-    Ks = [2 ** j for j in range(0, 11)]
+    Ks = [2 ** j for j in range(11)]
     T0 = 2 ** 64
     rK = [T0 // schedule("localscgdam", c, T=T0, K=K, strict=False)["local_steps"] for K in Ks]
     return {"T": Ts, "rounds_T": rT, "K": Ks, "T_K": T0, "rounds_K": rK}
@@ -623,7 +639,6 @@ def measure_communication(profile, out_dir) -> Measurement:
     and w1, w2; d2 = 1; d_g = d1) at (T, p) = (64, 4), (96, 8), (100, 7): rounds and floats per
     device per round."""
     import fedcomp
-
     from fedcomp.rates.auc import problem
     prob = problem(4)
     rows = []

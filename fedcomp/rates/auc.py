@@ -55,7 +55,7 @@ def problem(num_clients: int = K_DEFAULT, seed: int = 0):
 def schedule(T: int, K: int) -> tuple[float, int]:
     """Remark 1's orders with the sweep's constants: eta = ETA_C sqrt(K/T),
     p = max(1, round(T^(1/4) / K^(3/4)))."""
-    return ETA_C * math.sqrt(K / T), max(1, int(round(T ** 0.25 / K ** 0.75)))
+    return ETA_C * math.sqrt(K / T), max(1, round(T ** 0.25 / K ** 0.75))
 
 
 def run_point(prob, T: int, K: int, seeds: int):
@@ -109,7 +109,7 @@ def plot_thm1(out_dir: Path, Ts, vals) -> list:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except Exception:
+    except ImportError:
         return []
     fig, ax = plt.subplots(figsize=(5, 3.6))
     mean = np.nanmean(vals, axis=0)
@@ -137,8 +137,9 @@ def bias_measurement(profile: str) -> dict:
     4. LocalSCGDAM with exact oracles and p = 1 started at x*: how far it drifts from x* and the
        ||grad Phi||^2 it ends at (full profile: two step sizes, and Theorem 1's sweep on the
        heterogeneous problem beside the same rows held by every client)."""
-    import fedcomp
     from scipy.optimize import least_squares
+
+    import fedcomp
     from fedcomp.problems.auc import AUCMinimax
     _profile(profile)
     t0 = time.perf_counter()
@@ -159,7 +160,7 @@ def bias_measurement(profile: str) -> dict:
                                / max(np.linalg.norm(g), 1e-300)))
     runs = []
     for eta in ([0.05] if profile == "quick" else [0.05, 0.0125]):
-        T = int(round(20000 * 0.05 / eta))
+        T = round(20000 * 0.05 / eta)
         r = fedcomp.simulate(prob, "localscgdam", iterations=T, eta=eta, local_steps=1, x0=xs,
                              stochastic=False, record_every=T, **HYPER)
         runs.append({"eta": eta, "T": T, "final_grad_norm_sq": float(r.grad_norm_sq[-1]),

@@ -401,7 +401,6 @@ judge_sec1 = _judge_exponents(lambda v: {"rounds": v["rounds in T"]})
 # ============================================================================================
 # Table 1 against the stored Fashion-MNIST runs
 # ============================================================================================
-TABLE1_METHODS = ("LocalSCGDAM", "CoDA", "LocalSGDAM", "LocalSGDM", "LocalSGDM_RL")
 TABLE1_ARMS = {"localscgdam": "LocalSCGDAM", "coda": "CoDA", "localsgdam": "LocalSGDAM",
                "localsgdm": "LocalSGDM"}
 FASHION_TEST = {"n_pos": 5000, "n_neg": 5000}   # balanced test set, classes 0-4 positive

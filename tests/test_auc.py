@@ -5,7 +5,6 @@ The one- and two-step tests recompute the updates with an independent numpy tran
 paper's formulas (``Ref`` below), never with the kernels under test.
 """
 import math
-import os
 
 import numpy as np
 import pytest
@@ -404,7 +403,7 @@ def test_algorithms_refuse_problems_without_the_minimax_structure():
 def test_client_product_direction_is_the_gradient_only_for_identical_clients():
     """LocalSCGDAM's x-momentum averages (1/K) sum_k J_k^T grad f^(k); grad Phi is
     Jbar^T mean_k grad f^(k). Equal for identical clients, different under two-level
-    heterogeneity (finding recorded in fedcomp.theory.registry.checks_auc)."""
+    heterogeneity (claim fedcomp.localscgdam-bias in fedcomp.checks.own)."""
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((30, 3))
     L = np.where(rng.uniform(size=30) < 0.3, 1.0, -1.0)
@@ -421,42 +420,8 @@ def test_client_product_direction_is_the_gradient_only_for_identical_clients():
         assert diff > 1e-6 * np.linalg.norm(het.grad(x))
 
 
-def test_auc_claims_are_declared_and_checks_attached():
-    from fedcomp.theory import claims
-    cl = {c.id: c for c in claims.all_claims()}
-    assert cl["zhang.thm1"].check == "fedcomp.theory.registry.checks_auc:check_thm1"
-    assert cl["zhang.table1"].check is None          # needs the neural backend
-    assert cl["fedcomp.localscgdam-bias"].check.endswith("checks_auc:check_bias")
-
-
-def test_remark1_schedule():
-    from fedcomp.theory.registry.checks_auc import schedule
-    eta, p = schedule(4096, 4)
-    assert eta == pytest.approx(math.sqrt(4 / 4096))
-    assert p == round(4096 ** 0.25 / 4 ** 0.75)
-
-
-@pytest.mark.slow
-def test_quick_thm1_check_measures_a_slope(tmp_path):
-    from fedcomp.theory import claims
-    res = claims.get("zhang.thm1").run_check("quick", tmp_path)
-    lo, hi = res.measured["interval_T"]
-    assert lo <= res.measured["slope_T"] <= hi
-    assert all(r["rounds"] == r["T"] // r["p"] for r in res.measured["runs"])
-    assert res.figures and all(os.path.exists(f) for f in res.figures)
-
-
-@pytest.mark.slow
-def test_bias_check_finds_the_client_product_bias(tmp_path):
-    """Deterministic (exact oracles): the identical-client control agrees to rounding and the
-    heterogeneous problem's stationary point is not a zero of the client-product direction."""
-    from fedcomp.theory import claims
-    res = claims.get("fedcomp.localscgdam-bias").run_check("quick", tmp_path)
-    m = res.measured
-    assert m["control_relative_difference"] < 1e-10
-    assert m["grad_phi_sq_at_x_star"] < 1e-20
-    assert m["client_product_sq_at_x_star"] > 1e-8
-    assert res.verdict == "pass"
+# the claims zhang.thm1 and fedcomp.localscgdam-bias (their schedule, sweep and bias
+# measurement) are tested in tests/test_checks_zhang.py
 
 
 @given(st.lists(st.floats(-3, 3), min_size=6, max_size=6), st.floats(-2, 2))

@@ -3,7 +3,6 @@ Lemma 3.5, Table 1, the related-work paragraph and the experiments. Each test pi
 the check reaches today on the quick profile and says why."""
 import pytest
 
-from fedcomp import checks
 from fedcomp.checks import get
 
 MINE = ["khanduri.thm4.1", "khanduri.eq4", "khanduri.eq5", "khanduri.sec2.fl",
@@ -31,8 +30,7 @@ def run(tmp_path_factory):
 
 def test_declared_in_the_new_layer():
     for cid in MINE:
-        c = get(cid)
-        assert c.reading != checks.LEGACY_READING, cid
+        assert get(cid).check is not None or get(cid).not_checked, cid
     assert get("khanduri.table1.feddro").depends_on == ("khanduri.thm4.3",
                                                          "khanduri.cor4.4.model-rounds")
     assert get("khanduri.table1.ds-feddro").depends_on == ("khanduri.thm5.2", "khanduri.cor5.3")

@@ -22,16 +22,11 @@ IDS = ["wu.cor4.2", "wu.cor4.2.constants", "wu.cor4.5", "wu.cor4.5.constants", "
 
 
 def test_every_wu_id_is_declared_in_the_new_layer():
-    from fedcomp.checks import LEGACY_READING
     ours = {c.id: c for c in all_claims() if c.paper == "wu"}
     assert set(IDS) <= set(ours)
     for c in ours.values():
-        assert c.reading != LEGACY_READING, c.id
         if c.check is None:
             assert len(c.not_checked) > 100, c.id  # a specific reason, not a placeholder
-    # the old registry no longer declares them
-    from fedcomp.theory.claims import all_claims as old
-    assert not [c.id for c in old() if c.paper == "wu"]
 
 
 def test_dependencies():

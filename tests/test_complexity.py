@@ -94,7 +94,3 @@ def test_dataframe_and_cli(capsys):
     assert out["convention"] == "E||grad Phi||^2 <= eps" and len(out["rows"]) == len(C.SCHEMES)
 
 
-def test_checks_return_verdicts(tmp_path):
-    expected = {C.check_zhang_intro: "fail"}
-    for check, verdict in expected.items():
-        assert check("quick", tmp_path).verdict == verdict, check.__name__

@@ -36,7 +36,7 @@ Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_g
 outer_grad_dual.
 
 Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
-:mod:`fedcomp.theory.registry.checks_auc`):
+:mod:`fedcomp.rates.auc`, judged in :mod:`fedcomp.checks.own` and :mod:`fedcomp.checks.zhang`):
 
 * The client-k direction grad g^(k)(x)^T grad_g f^(k)(h, y) of (12) averages over clients to
   (1/K) sum_k J_k^T grad f^(k), while grad Phi of problem (4) is Jbar^T (1/K) sum_k grad f^(k):

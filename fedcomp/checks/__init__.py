@@ -15,12 +15,6 @@ Each module holds ``CLAIMS``, a list of :class:`~fedcomp.checks.core.Claim` whos
 real :class:`~fedcomp.checks.core.Check` (measure and judge functions, not dotted strings).
 :func:`all_claims` collects them and validates the whole registry: ids unique, every
 ``depends_on`` names a registered claim, no dependency cycle.
-
-Claims of the older registry (:mod:`fedcomp.theory.registry`) that no module here declares yet
-are carried over by :func:`_legacy` until their paper's module takes them over: their check is
-the old function, which decides against a prediction of its own, so they judge only the
-registered prediction (a user's ``--predict`` is answered inconclusive with that reason), and
-their ``reading`` says so.
 """
 from __future__ import annotations
 
@@ -43,46 +37,6 @@ def _declared() -> list[Claim]:
         mod = importlib.import_module(f"fedcomp.checks.{name}")
         out += list(mod.CLAIMS)
     return out
-
-
-LEGACY_READING = ("as printed (legacy check: decides against a prediction of its own, not "
-                  "yet against this claim's `predicted`)")
-
-
-def _legacy(declared_ids: set) -> list[Claim]:
-    from fedcomp.theory import claims as old
-    out = []
-    for c in old.all_claims():
-        if c.id in declared_ids:
-            continue
-        if c.check is None:
-            out.append(Claim(id=c.id, paper=c.paper, location=c.location,
-                             statement=c.statement, kind=c.kind, predicted=c.predicted,
-                             not_checked="no check is built yet; this claim awaits its paper's "
-                                         "re-read (legacy registry entry)", notes=c.notes))
-            continue
-        out.append(Claim(id=c.id, paper=c.paper, location=c.location, statement=c.statement,
-                         kind=c.kind, predicted=c.predicted, notes=c.notes,
-                         reading=LEGACY_READING, check=_legacy_check(c.check, c.predicted)))
-    return out
-
-
-def _legacy_check(path: str, registered) -> Check:
-    def measure(profile, out_dir):
-        module, _, fn = path.partition(":")
-        res = getattr(importlib.import_module(module), fn)(profile, out_dir)
-        return Measurement(values={"result": res}, figures=list(res.figures or []))
-    measure.__qualname__ = path.partition(":")[2]
-    measure.__module__ = path.partition(":")[0]
-
-    def judge(predicted, m):
-        res = m.values["result"]
-        if predicted != registered:
-            return CheckResult("inconclusive", predicted, res.measured,
-                               "this claim's check is a legacy check that decides against a "
-                               "prediction of its own; it cannot judge another prediction yet")
-        return CheckResult(res.verdict, predicted, res.measured, res.detail, res.interval, [])
-    return Check(measure=measure, judge=judge)
 
 
 def _validate(claims: list[Claim]) -> dict[str, Claim]:
@@ -114,8 +68,7 @@ def _validate(claims: list[Claim]) -> dict[str, Claim]:
 def _registry() -> dict[str, Claim]:
     global _CACHE
     if _CACHE is None:
-        declared = _declared()
-        _CACHE = _validate(declared + _legacy({c.id for c in declared}))
+        _CACHE = _validate(_declared())
     return _CACHE
 
 

@@ -43,7 +43,8 @@ because, and only because, beta shrinks with the step size; LocalSCGDAM's weight
 the same coupling (measured on the AUC problem by :func:`localscgdam_excess`: the excess
 vanishes with eta). :func:`sweep` measures the gap over (I, beta, eta, h), :func:`fit_law` fits
 log gap = a + p_beta log beta + p_I log(I - 1) + p_h log h + p_eta log eta with 95 % intervals,
-:func:`phase_diagram` draws it, and :func:`check` is the claim's check.
+:func:`phase_diagram` draws it, and :func:`law_measurement` is what the claim's check
+(:mod:`fedcomp.checks.own`) judges.
 """
 from __future__ import annotations
 
@@ -406,28 +407,64 @@ def law_design(profile: str = "quick"):
     return pts, 0.0025
 
 
-def check(profile: str, out_dir):
-    """Check of ``fedcomp.intermittent-sharing-law`` (deterministic part).
+#: a priori bound on |asymptotic eta exponent|: the extrapolated local slope s_0 = 2 s(eta, 2 eta)
+#: - s(2 eta, 4 eta) of gap(eta) = gap_0 (1 + kappa eta + O(eta^2)) leaves O((kappa eta)^2), below
+#: 0.01 for kappa <= 5, eta <= 0.01 (the designs below)
+ETA_EXPONENT_TOLERANCE = 0.01
 
-    Re-measures DS-FedDRO's limit gap on :func:`law_design` at eta and 4 eta, extrapolates to
-    eta -> 0 and passes only if (a) every extrapolated gap equals the closed form
-    c(beta, I)^2 ||D(x_c)||^2 within ``CLOSED_FORM_TOLERANCE``, (b) FedAvg Case II obeys the same
-    closed form with beta = 1 (c = 1 - 1/I) and (c) FedDRO (y shared every iteration) reaches
-    ||grad Phi||^2 < 1e-20. The power-law exponents of log gap_0 on log beta, log(I - 1), log h
-    (small-c points) are fitted and reported with 95 % intervals. The full profile also draws
-    :func:`phase_diagram`.
+
+def eta_slopes(problem: LinearQuadratic, I: int, beta: float, eta: float,
+               algorithm: str = "ds-feddro") -> dict:
+    """Local slopes of log gap against log eta between eta, 2 eta and 4 eta, and their
+    Richardson extrapolation to eta -> 0, s_0 = 2 s(eta, 2 eta) - s(2 eta, 4 eta) (the slope is
+    kappa eta / (1 + kappa eta) to first order, so linear in eta): the law's eta exponent 0 is
+    the limit s_0."""
+    g = [measure(problem, I, beta, e, algorithm=algorithm)["gap"] for e in (eta, 2 * eta, 4 * eta)]
+    s1 = math.log(g[1] / g[0]) / math.log(2.0)
+    s2 = math.log(g[2] / g[1]) / math.log(2.0)
+    return {"I": I, "beta": beta, "eta": eta, "slope_eta_2eta": s1, "slope_2eta_4eta": s2,
+            "slope_0": 2.0 * s1 - s2}
+
+
+def closed_form_exponents(points: list[dict], scale: float = 1.0) -> dict:
+    """:func:`fit_law` on the closed-form gap c(beta, I)^2 ||D(x_c)||^2 at `points` (beta
+    multiplied by `scale`): the exponents the law itself has on a design. With a small scale
+    (c -> 0) they are the law's asymptotic exponents; at scale 1 they include the design's
+    finite-c bias (c = beta (I - 1)/2 (1 - O(beta I)) and x_c moves with c h^2)."""
+    import pandas as pd
+    rows = []
+    for pt in points:
+        p = controlled_problem(pt["heterogeneity"])
+        b = pt["beta"] * scale
+        rows.append({"beta": b, "I": pt["I"], "heterogeneity": pt["heterogeneity"], "eta": 1.0,
+                     "gap": predicted_limit(p, b, pt["I"])[0]})
+    return fit_law(pd.DataFrame(rows))
+
+
+def law_measurement(profile: str, out_dir) -> dict:
+    """The measurement behind ``fedcomp.intermittent-sharing-law`` (judged in
+    :mod:`fedcomp.checks.own`).
+
+    Re-measures DS-FedDRO's limit gap on :func:`law_design` at eta and 4 eta and extrapolates to
+    eta -> 0 (gap_0), beside the closed form c(beta, I)^2 ||D(x_c)||^2; FedAvg Case II (beta = 1,
+    c = 1 - 1/I) against the same closed form; FedDRO (y shared every iteration). Fits the power
+    law of gap_0 on beta, I - 1, h over the small-c points (beta (I - 1) <= 0.2), with the closed
+    form's exponents on the same points and in the asymptotic limit (beta scaled by 1e-3), and
+    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point. The full
+    profile adds two non-interpolating points and draws :func:`phase_diagram`.
     """
     import pandas as pd
-
-    from fedcomp.theory.claims import CheckResult
     out_dir = Path(out_dir)
     pts, eta = law_design(profile)
-    rows = []
+    rows, slopes = [], []
     for pt in pts:
         p = controlled_problem(pt["heterogeneity"])
         r = richardson(p, pt["I"], pt["beta"], eta)
         r["heterogeneity"] = pt["heterogeneity"]
         rows.append(r)
+        sl = eta_slopes(p, pt["I"], pt["beta"], eta)
+        sl["heterogeneity"] = pt["heterogeneity"]
+        slopes.append(sl)
     if profile == "full":
         # non-interpolating instances (d < d_g, grad f(g*) != 0): a client-drift term of order
         # eta adds to the gap, so the extrapolation needs a smaller eta
@@ -439,34 +476,27 @@ def check(profile: str, out_dir):
             rows.append(r)
     df = pd.DataFrame(rows)
     err = (df["gap0"] / df["predicted"] - 1.0).abs()
-    closed_ok = bool((err <= CLOSED_FORM_TOLERANCE).all() and df["converged"].all())
     p = controlled_problem(0.3)
     fa = richardson(p, 5, 1.0, eta, algorithm="fedavg-case2")
-    fa_err = abs(fa["gap0"] / fa["predicted"] - 1.0)
     fd = measure(p, 5, 0.5, 0.05, algorithm="feddro")
     interp = df[df.get("non_interpolating", pd.Series(False, index=df.index)) != True]  # noqa: E712
-    small = interp[interp["beta"] * (interp["I"] - 1) <= 0.2].rename(columns={"gap0": "gap"})
-    small = small.assign(eta=1.0)
-    fit = fit_law(small)
+    small = interp[interp["beta"] * (interp["I"] - 1) <= 0.2]
+    fit = fit_law(small.rename(columns={"gap0": "gap"}).assign(eta=1.0))
+    small_pts = [{"beta": float(r.beta), "I": int(r.I), "heterogeneity": float(r.heterogeneity)}
+                 for r in small.itertuples()]
+    cf_design = closed_form_exponents(small_pts)
+    cf_asym = closed_form_exponents(small_pts, scale=1e-3)
     figures = []
     if profile == "full":
         figures.append(str(phase_diagram(out_dir)[0]))
-    ok = closed_ok and fa_err <= CLOSED_FORM_TOLERANCE and fd["gap"] < 1e-20
-    measured = {"max_rel_error_closed_form": float(err.max()),
-                "fedavg_case2_rel_error": float(fa_err), "feddro_gap": fd["gap"],
-                "kappa_range": [float(df["kappa"].min()), float(df["kappa"].max())],
-                "exponents": fit["exponents"], "intervals": fit["intervals"],
-                "n_points": int(len(df))}
-    detail = (f"{len(df)} (beta, I, h) points, eta = {eta:g} and {4 * eta:g}, extrapolated to "
-              f"eta -> 0: max |gap_0 / closed form - 1| = {err.max():.2e} (tolerance "
-              f"{CLOSED_FORM_TOLERANCE:g}); FedAvg Case II (c = 0.8) {fa_err:.2e}; FedDRO gap "
-              f"{fd['gap']:.1e}; first-order eta-correction kappa in [{df['kappa'].min():.2f}, "
-              f"{df['kappa'].max():.2f}]; power law on beta (I-1) <= 0.2: "
-              + ", ".join(f"{k} {v:+.3f} [{fit['intervals'][k][0]:+.3f}, "
-                          f"{fit['intervals'][k][1]:+.3f}]" for k, v in fit["exponents"].items())
-              + " (exact only asymptotically: c = beta (I-1)/2 (1 - O(beta I)) and x_c moves "
-              "with c h^2)")
-    return CheckResult("pass" if ok else "fail",
-                       {"gap": "c(beta,I)^2 ||D(x_c)||^2, c = 1-(1-(1-beta)^I)/(I beta)",
-                        "exponents": dict(PREDICTED_EXPONENTS)}, measured, detail,
-                       figures=figures)
+    return {"eta": eta, "n_points": int(len(df)),
+            "max_rel_error_closed_form": float(err.max()),
+            "all_converged": bool(df["converged"].all()),
+            "fedavg_case2_rel_error": float(abs(fa["gap0"] / fa["predicted"] - 1.0)),
+            "feddro_gap": float(fd["gap"]),
+            "kappa_range": [float(df["kappa"].min()), float(df["kappa"].max())],
+            "fit": {"exponents": fit["exponents"], "intervals": fit["intervals"],
+                    "n": fit["n"]},
+            "closed_form_exponents_design": cf_design["exponents"],
+            "closed_form_exponents_asymptotic": cf_asym["exponents"],
+            "eta_slopes": slopes, "figures": figures}

@@ -211,3 +211,23 @@ def combine(verdicts: list[str]) -> str:
     if verdicts and all(v == "pass" for v in verdicts):
         return "pass"
     return "inconclusive"
+
+
+def single_run_ordering_verdict(name: str, a: float, b: float, resolution: float,
+                                budget: str = "") -> Verdict:
+    """Verdict for "A beats B" when only ONE run of each exists (no seed interval, so
+    :func:`ordering_verdict` cannot decide): pass when A - B > `resolution`, fail when
+    A - B < -`resolution`, inconclusive otherwise. `resolution` covers only the measurement noise
+    the caller names (e.g. the test-set sampling error of an AUC), not run-to-run variation, so the
+    reason always says that the ordering is not established at 95 % over seeds."""
+    if not resolution >= 0:
+        raise ValueError(f"resolution must be >= 0, got {resolution!r}")
+    diff = a - b
+    head = (f"{name}: {a:.4f} vs {b:.4f}, difference {diff:+.4f} (resolution {resolution:.4f})"
+            + (f" ({budget})" if budget else ""))
+    caveat = "; one run each: not established at 95 % over seeds"
+    if diff > resolution:
+        return Verdict("pass", f"{head}: the ordering holds on this run{caveat}")
+    if diff < -resolution:
+        return Verdict("fail", f"{head}: the reverse ordering holds on this run{caveat}")
+    return Verdict("inconclusive", f"{head}: within the resolution{caveat}")

@@ -1,6 +1,5 @@
-"""Theory: constants of the assumptions and lemmas, DRO equivalences, the complexity table and
-the claims registry (:mod:`fedcomp.theory.claims`)."""
-from fedcomp.theory import claims  # noqa: F401
+"""Theory (mathematics only): constants of the assumptions and lemmas, DRO equivalences, the
+complexity table, the theorems' schedules. The claims that use them are in :mod:`fedcomp.checks`."""
 
 
 def __getattr__(name):

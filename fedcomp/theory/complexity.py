@@ -684,38 +684,6 @@ def complexity_json() -> dict:
 # --------------------------------------------------------------------------------------------
 # claim checks (signature check(profile, out_dir) -> CheckResult)
 
-def _scheme_check(key: str, what: str):
-    from fedcomp.theory.claims import CheckResult
-    dv = derive(key)
-    verdict = "pass" if dv.consistent else "fail"
-    detail = (f"{dv.algorithm} ({dv.source}): rate {dv.rate}; T(eps) = {dv.iterations}; "
-              f"per-client samples {dv.per_client_samples}, total {dv.total_samples}, rounds "
-              f"{dv.rounds}, batch {dv.batch}, floats/client {dv.floats_per_client}. "
-              f"Stated (converted): { {k: str(v) for k, v in dv.stated_ours.items()} }; "
-              f"agreement {dv.agreement}. " + "; ".join(dv.flags + dv.regimes))
-    return CheckResult(verdict, {k: str(v) for k, v in dv.stated_ours.items()},
-                       {"per_client_samples": str(dv.per_client_samples),
-                        "total_samples": str(dv.total_samples), "rounds": str(dv.rounds),
-                        "batch": str(dv.batch), "floats_per_client": str(dv.floats_per_client)},
-                       f"{what}. {detail}")
-
-
-
-
-def check_localscgdam(profile, out_dir):
-    return _scheme_check("localscgdam", "Remark 1 derived from Theorem 1 (16) (eps'^2 = eps)")
-
-
-def _finding_check(fid, predicted):
-    from fedcomp.theory.claims import CheckResult
-    f = _finding(fid)
-    return CheckResult("pass" if f["consistent"] else "fail", predicted, f["measured"], f["what"])
-
-
-def check_zhang_intro(profile, out_dir):
-    return _finding_check("zhang.sec1", "communication O(T^(3/4)/K^(3/4))")
-
-
 def bound_rate_exponents(key: str, params: dict | None = None) -> dict:
     """Exponent in T of every term of a scheme's bound under its parameter choices (or `params`,
     a mapping of the scheme's symbols to expressions in T replacing them), and the slowest one:

@@ -49,9 +49,10 @@ derivative (``sympy.real_roots``), evaluated to 30 digits and rounded up. Other 
 not attempted (sympy's ``maximum`` fails on ``Abs`` and on most multivariate problems): the
 interval bound, within 1e-3 of the sampled maximum, is used instead.
 
-Also here: :func:`auc_lemma2` (AUC paper, Lemma 2: L_Phi = 2 C_g^2 L_f^2 / mu + C_f L_g) and the
-claim check :func:`check_auc_lemma2` (``zhang.lem2``); ``khanduri.lem3.5`` is judged in
-:mod:`fedcomp.checks.khanduri` from :func:`lemma35_cases` (figure: :func:`lemma35_figure`).
+Also here: :func:`auc_lemma2` (AUC paper, Lemma 2: L_Phi = 2 C_g^2 L_f^2 / mu + C_f L_g), its
+exact supremum over the problem class :func:`auc_lemma2_class_supremum` (judged by
+``zhang.lem2`` in :mod:`fedcomp.checks.zhang`) and the claim check :func:`check_lemma35`
+(``khanduri.lem3.5``).
 
 Findings recorded here:
 
@@ -59,8 +60,9 @@ Findings recorded here:
   "outer constants over the image of the box under every g_k" must mean the convex hull of the
   union of the images; over the union alone the lemma can fail (f may be non-smooth between the
   images).
-* AUC paper Lemma 2 is valid but not tight: the direct chain-rule bound is
-  C_f L_g + C_g^2 L_f (1 + L_f/mu) <= 2 C_g^2 L_f^2/mu + C_f L_g because mu <= L_f.
+* AUC paper Lemma 2 is valid but not tight: the exact supremum over its problem class is
+  C_g^2 L_f^2/mu + C_f L_g (:func:`auc_lemma2_class_supremum`), so the lemma's first term is
+  twice the attainable one.
 """
 from __future__ import annotations
 
@@ -76,7 +78,7 @@ from fedcomp import _validate as V
 
 __all__ = ["Constants", "Bound", "constants", "auc_lemma2", "auc_lemma2_direct", "dro_formulas",
            "auc_lemma2_report",
-           "check_auc_lemma2", "search_max", "CONSTANT_NAMES"]
+           "auc_lemma2_class_supremum", "auc_lemma2_instance", "search_max", "CONSTANT_NAMES"]
 
 # ============================================================================================
 # interval arithmetic
@@ -1529,23 +1531,63 @@ def auc_lemma2_report(p, lower, upper, n_random: int = 60, seed: int = 0) -> dic
             "upper": hi.tolist()}
 
 
-def check_auc_lemma2(profile: str, out_dir) -> "CheckResult":
-    """AUC paper Lemma 2: L_Phi = 2 C_g^2 L_f^2/mu + C_f L_g bounds the smoothness of
-    Phi(x) = max_alpha F(g(x), alpha) on AUCMinimax (linear scorer, K = 3, d_w = 3 plus an
-    intercept) on the box [-1, 1]^d (see :func:`auc_lemma2_report`)."""
-    from fedcomp.theory.claims import CheckResult
+def auc_lemma2_instance(seed: int = 0):
+    """The problem on which the Lemma 2 check observes Phi's smoothness: AUCMinimax (linear
+    scorer, K = 3, d_w = 3 plus an intercept) on the box [-1, 1]^d."""
     from fedcomp.problems.auc import AUCMinimax
-    p = AUCMinimax.synthetic(num_clients=3, dim=3, samples_per_client=60, seed=0)
-    rep = auc_lemma2_report(p, -1.0, 1.0, n_random=60 if profile == "quick" else 400)
-    pred, observed = rep["L_phi_lemma2"], rep["L_phi_observed"]
-    if observed > pred * (1 + 1e-6):
-        return CheckResult("fail", pred, rep,
-                           f"observed ||Hess Phi|| {observed:.4g} exceeds Lemma 2's {pred:.4g}")
-    return CheckResult("pass", pred, rep,
-                       f"observed ||Hess Phi|| {observed:.4g} <= Lemma 2's {pred:.4g} "
-                       f"(ratio {rep['tightness']:.3g}; the direct bound C_f L_g + C_g^2 L_f "
-                       f"(1 + L_f/mu) = {rep['L_phi_direct']:.4g}); constants closed-form, "
-                       "alpha radius from sampled duals times 1.5, observed value a search")
+    return AUCMinimax.synthetic(num_clients=3, dim=3, samples_per_client=60, seed=seed), -1.0, 1.0
+
+
+def auc_lemma2_class_supremum() -> dict:
+    """The exact supremum of ||Hess Phi|| over every problem satisfying the AUC paper's
+    Assumptions 1-4 with constants C_g, C_f, L_f, L_g, mu (Phi(x) = max_y f(g(x), y)).
+
+    Upper bound. Hess Phi = J^T H_F J + sum_i (grad F)_i Hess g_i with F(z) = max_y f(z, y),
+    ||J|| <= C_g, ||grad F|| = ||grad_z f(z, y*)|| <= C_f and ||sum_i w_i Hess g_i|| <= L_g ||w||,
+    so ||Hess Phi|| <= C_g^2 ||H_F|| + C_f L_g with H_F = f_zz - f_zy f_yy^(-1) f_yz (Danskin).
+    For a unit v let a = |v^T f_zz v|, s = ||f_yz v||: Assumption 1 (each gradient block is
+    L_f-Lipschitz in (z, y)) gives a^2 + s^2 <= L_f^2 and, with Assumption 4 (-f_yy >= mu),
+    s^2 <= L_f^2 - mu^2 (the y-block row); so |v^T H_F v| <= S(u) = sqrt(L_f^2 - u) + u / mu with
+    u = s^2 in [0, L_f^2 - mu^2]. S is increasing there (dS/du = 1/mu - 1/(2 sqrt(L_f^2 - u))
+    with sqrt(L_f^2 - u) >= mu), so S <= S(L_f^2 - mu^2) = L_f^2 / mu.
+
+    Attained. d = d_g = d_2 = 1, g(x) = C_g x + L_g x^2 / 2, f(z, y) = mu z^2 / 2 + s z y
+    - mu y^2 / 2 + C_f z with s = sqrt(L_f^2 - mu^2): both gradient rows have norm exactly L_f,
+    f is mu-strongly concave in y, and Phi''(0) = C_g^2 L_f^2 / mu + C_f L_g. (g and f are
+    quadratic, so Assumption 2 holds on a neighbourhood of 0; a smooth cutoff far away makes it
+    global while changing the constants by arbitrarily little: the supremum is approached.)
+
+    Returns the sympy supremum (string), the value Phi''(0) of the instance, whether they agree,
+    whether the monotonicity step holds symbolically, and the derivation steps."""
+    Cg, Cf, Lf, Lg, mu, x, z, y, u, t = sp.symbols("C_g C_f L_f L_g mu x z y u t", positive=True)
+    steps = ["||Hess Phi|| <= C_g^2 ||H_F|| + C_f L_g, H_F = f_zz - f_zy f_yy^-1 f_yz (Danskin)",
+             "a^2 + s^2 <= L_f^2, s^2 <= L_f^2 - mu^2, -f_yy >= mu: |v^T H_F v| <= "
+             "sqrt(L_f^2 - u) + u/mu, u = s^2 in [0, L_f^2 - mu^2]"]
+    S = sp.sqrt(Lf ** 2 - u) + u / mu
+    dS = sp.diff(S, u)
+    # on the interval sqrt(L_f^2 - u) = mu + t with t >= 0
+    dS_t = sp.simplify(dS.subs(u, Lf ** 2 - (mu + t) ** 2))
+    increasing = bool(sp.simplify(dS_t - 1 / (2 * mu)).is_nonnegative) and \
+        bool((1 / (2 * mu)).is_positive)
+    steps.append(f"dS/du with sqrt(L_f^2 - u) = mu + t (t >= 0): {dS_t} >= 1/(2 mu) > 0: "
+                 f"increasing = {increasing}")
+    S_max = sp.simplify(S.subs(u, Lf ** 2 - mu ** 2))
+    steps.append(f"S(L_f^2 - mu^2) = {S_max}")
+    sup = sp.expand(Cg ** 2 * S_max + Cf * Lg)
+    s = sp.sqrt(Lf ** 2 - mu ** 2)
+    g = Cg * x + Lg * x ** 2 / 2
+    f = mu * z ** 2 / 2 + s * z * y - mu * y ** 2 / 2 + Cf * z
+    ystar = sp.solve(sp.diff(f, y), y)[0]
+    Phi = f.subs(y, ystar).subs(z, g)
+    attained = sp.simplify(sp.diff(Phi, x, 2).subs(x, 0))
+    rows = [sp.sqrt(sp.diff(f, z, 2) ** 2 + sp.diff(f, z, y) ** 2),
+            sp.sqrt(sp.diff(f, y, z) ** 2 + sp.diff(f, y, 2) ** 2)]
+    rows_ok = all(sp.simplify(r - Lf) == 0 for r in rows)
+    steps.append(f"instance g = {g}, f = {f}: gradient rows of f have norm "
+                 f"{[str(sp.simplify(r)) for r in rows]}, f_yy = -mu, Phi''(0) = {attained}")
+    agree = sp.simplify(attained - sup) == 0 and rows_ok
+    return {"supremum": str(sup), "instance_value": str(attained), "attained": bool(agree),
+            "upper_bound_proved": increasing, "steps": steps}
 
 
 # ============================================================================================

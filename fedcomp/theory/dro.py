@@ -94,7 +94,8 @@ __all__ = [
     "chi2_unconstrained_value", "chi2_closed_form_exact", "feddro_eq5_printed",
     "feddro_eq5_parts_printed", "chi2_corrected_parts", "solve_simplex_max",
     "mirror_ascent_simplex", "derive_kl", "derive_chi2", "derive_auc", "kl_report", "chi2_report", "auc_report",
-    "comfedl_journal_eq6_discrepancy", "auc_composition_gap", "federated_weights",
+    "comfedl_journal_eq6_discrepancy", "auc_composition_gap", "auc_federated_gap",
+    "federated_weights",
     "kl_value_ref", "chi2_value_ref", "federated_restatement", "dro_report",
 ]
 
@@ -723,14 +724,7 @@ def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int 
             "chi2_dro_uniform": chi2_value(l, lam)}
 
 
-def auc_composition_gap(num_samples: int = 200, dim: int = 5, rho: float = 0.5,
-                        positive_fraction: float = 0.2, seed: int = 0) -> dict:
-    """Zhang (2) ties the cross-entropy step w - rho grad L_CE(w; a, b) to the same sample
-    (a, b) as the AUC loss; the federated problem (4) has g^(k) = E_xi[x - rho Delta(x; xi)] and
-    f^(k) = E_zeta[L_AUC(.; zeta)] with independent samples, i.e. the step uses the *expected*
-    CE gradient. For a linear scorer h(w; a) = w.a with logistic CE, compare the min-max AUC
-    value (closed form in a, b, alpha) of the coupled per-sample reading of (2) with that of the
-    decoupled reading of (3)-(4), at a random w."""
+def _auc_composition_data(num_samples, dim, rho, positive_fraction, seed):
     n = V.positive_int("num_samples", num_samples, 4)
     d_ = V.positive_int("dim", dim)
     rho = V.real_in("rho", rho, 0.0, math.inf, low_open=False)
@@ -742,13 +736,60 @@ def auc_composition_gap(num_samples: int = 200, dim: int = 5, rho: float = 0.5,
     w = rng.standard_normal(d_)
     # per-sample logistic CE gradient: -y a sigmoid(-y w.a)
     grad_i = -(y * special.expit(-y * (A @ w)))[:, None] * A
+    return rho, y, A, w, grad_i
+
+
+def auc_composition_gap(num_samples: int = 200, dim: int = 5, rho: float = 0.5,
+                        positive_fraction: float = 0.2, seed: int = 0) -> dict:
+    """Zhang (2) ties the cross-entropy step w - rho grad L_CE(w; a, b) to the same sample
+    (a, b) as the AUC loss; the federated problem (4) has g^(k) = E_xi[x - rho Delta(x; xi)] and
+    f^(k) = E_zeta[L_AUC(.; zeta)] with independent samples, i.e. the step uses the *expected*
+    CE gradient. For a linear scorer h(w; a) = w.a with logistic CE, compare the min-max AUC
+    value (closed form in a, b, alpha) of the coupled per-sample reading of (2) with that of the
+    decoupled reading of (3)-(4), at a random w."""
+    rho, y, A, w, grad_i = _auc_composition_data(num_samples, dim, rho, positive_fraction, seed)
     coupled = np.einsum("ij,ij->i", A, w[None, :] - rho * grad_i)
     decoupled = A @ (w - rho * grad_i.mean(axis=0))
-    ph = n_pos / n
+    ph = float(np.mean(y > 0))
     v_c = _auc_closed(coupled[y > 0], coupled[y < 0], ph)["value"]
     v_d = _auc_closed(decoupled[y > 0], decoupled[y < 0], ph)["value"]
     return {"rho": rho, "value_coupled_per_sample": float(v_c),
             "value_decoupled_expected_step": float(v_d), "difference": float(v_c - v_d)}
+
+
+def auc_federated_gap(num_clients: int = 4, num_samples: int = 200, dim: int = 5,
+                      rho: float = 0.5, positive_fraction: float = 0.2, seed: int = 0) -> dict:
+    """Zhang (2) read with the expected CE step (Yuan et al.'s compositional AUC) against its
+    federated form (4): the samples of :func:`auc_composition_gap` dealt round-robin to
+    `num_clients` clients of equal size, g^(k)(x) = x - rho grad L_CE^(k)(x) on client k's rows,
+    f^(k) the AUC loss (1) on client k's rows with the global positive fraction p; the value
+    min_{a,b} max_alpha (1/K) sum_k f^(k)(gbar(x), (a, b, alpha)) is solved numerically (scipy,
+    not the closed form) and compared with the closed-form value of (2) with the expected step."""
+    Kc = V.positive_int("num_clients", num_clients)
+    rho, y, A, w, grad_i = _auc_composition_data(num_samples, dim, rho, positive_fraction, seed)
+    if y.size % Kc:
+        raise ValueError(f"num_samples ({y.size}) must be a multiple of num_clients ({Kc}) so "
+                         "that the clients hold equal shares")
+    ph = float(np.mean(y > 0))
+    decoupled = A @ (w - rho * grad_i.mean(axis=0))
+    v_d = _auc_closed(decoupled[y > 0], decoupled[y < 0], ph)["value"]
+    clients = [np.arange(k, y.size, Kc) for k in range(Kc)]
+    gbar = w - rho * np.mean([grad_i[idx].mean(axis=0) for idx in clients], axis=0)
+    scores = A @ gbar
+    ELs = [_auc_closed(scores[idx][y[idx] > 0], scores[idx][y[idx] < 0], ph)["EL"]
+           for idx in clients]
+
+    def fed(a_, b_, al_):
+        return float(np.mean([EL(a_, b_, al_) for EL in ELs]))
+
+    def inner(ab):
+        return -optimize.minimize_scalar(lambda al: -fed(ab[0], ab[1], al)).fun
+
+    res = optimize.minimize(inner, x0=np.array([0.0, 0.0]), method="BFGS",
+                            options={"gtol": 1e-10})
+    return {"rho": rho, "num_clients": Kc, "value_expected_step": float(v_d),
+            "value_federated_numerical": float(res.fun),
+            "difference": float(res.fun - v_d)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -796,46 +837,6 @@ def _random_cases(profile: str, seed: int, spread: float, lam_low: float = 0.1):
         yield rng.uniform(-spread, spread, m), lam
 
 
-
-
-def check_auc_eq1(profile, out_dir):
-    """zhang.eq1: the min-max AUC loss (1) equals the square-loss AUC surrogate."""
-    from fedcomp.theory.claims import CheckResult
-    d = derive_auc()
-    rng = np.random.default_rng(11)
-    worst = 0.0
-    n = 5 if profile == "quick" else 40
-    for _ in range(n):
-        pos = rng.normal(rng.uniform(-1, 2), rng.uniform(0.2, 2), int(rng.integers(2, 30)))
-        neg = rng.normal(rng.uniform(-1, 2), rng.uniform(0.2, 2), int(rng.integers(2, 60)))
-        r = auc_report(pos, neg)
-        worst = max(worst, abs(r["closed_minus_surrogate"]),
-                    abs(r["value_closed_form"] - r["value_numerical"]))
-    off = auc_report(rng.normal(1, 1, 20), rng.normal(0, 1, 80), p=0.5)
-    ok = d.holds and worst < 1e-6
-    return CheckResult(
-        "pass" if ok else "fail", "min_{a,b} max_alpha E L_AUC = p(1-p)(E(1-h+ +h-)^2 - 1)",
-        {"max_abs_diff": worst, "gap_when_p_ne_fraction": off["closed_minus_surrogate"]},
-        f"holds when p equals the positive fraction (sympy {d.holds}, numerics {worst:.2e}); "
-        f"with p = 0.5 on data with 20% positives the closed form differs from the surrogate by "
-        f"{off['closed_minus_surrogate']:.4f}: (1) needs p = the true positive fraction")
-
-
-def check_auc_composition(profile, out_dir):
-    """zhang.eq4: problem (4) (independent inner/outer samples) is the federated form of (2)."""
-    from fedcomp.theory.claims import CheckResult
-    r = auc_composition_gap()
-    r0 = auc_composition_gap(rho=0.0)
-    ok = abs(r["difference"]) < 1e-9
-    return CheckResult(
-        "pass" if ok else "fail", "(2) = (3)-(4) with g = E[x - rho Delta(x; xi)]",
-        r, f"min-max AUC value with the per-sample CE step of (2) "
-           f"{r['value_coupled_per_sample']:.6f} vs with the expected CE step of (4) "
-           f"{r['value_decoupled_expected_step']:.6f} (rho = {r['rho']}, linear scorer, logistic "
-           f"CE); equal at rho = 0 ({r0['difference']:.1e}). (4) is the federated form of (2) "
-           "only when the CE gradient in the constraint is the population (or client-mean) "
-           "gradient, as in Yuan et al.'s compositional AUC; read per sample, (2) is a "
-           "conditional-stochastic problem")
 
 
 def format_report(rep: dict) -> str:

@@ -1,0 +1,195 @@
+"""Measurements of LocalSCGDAM on the AUC min-max (AUC paper, Zhang et al.): the Theorem 1 /
+Remark 1 sweep and the client-product bias (claims ``zhang.thm1`` and ``fedcomp.localscgdam-bias``,
+judged in :mod:`fedcomp.checks.zhang`).
+
+* :func:`thm1_sweep`: (1/T) sum_t ||grad Phi(xbar_t)||^2 of LocalSCGDAM with Remark 1's orders
+  (eta = ETA_C sqrt(K/T), p = round(T^(1/4)/K^(3/4))) over a grid of T at K = 4 and over a grid
+  of K at fixed T, on :class:`fedcomp.problems.AUCMinimax` (linear scorer, imbalanced
+  heterogeneous clients).
+* :func:`bias_measurement`: LocalSCGDAM's stochastic compositional gradient
+  grad g^(k)(x)^T grad_g f^(k)(h, y) pairs client k's inner Jacobian with client k's outer
+  gradient, so its mean over clients is (1/K) sum_k J_k^T grad f^(k), not
+  grad Phi = Jbar^T (1/K) sum_k grad f^(k) of problem (4): under two-level heterogeneity the
+  algorithm's fixed points are not stationary points of Phi.
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+K_DEFAULT = 4
+# Theorem 1 asks for gamma_x << gamma_y and strongly damped momenta (gamma_y <=
+# 3 mu beta_y^2 / (400 L_f^2)); these values respect the ordering (gamma_x < gamma_y, beta large
+# against gamma_y) without the theorem's tiny constants. With beta = 1 and gamma_y = 20 the
+# exact-oracle dynamics can cycle or blow up (observed), which is outside the theorem's conditions.
+HYPER = {"gamma_x": 1.0, "gamma_y": 4.0, "alpha": 8.0, "beta_x": 8.0, "beta_y": 8.0}
+ETA_C = 1.0           # eta = ETA_C sqrt(K / T); eta <= 1/8 needs T >= 64 K ETA_C^2
+PROFILES = {
+    "quick": {"T": [2048, 4096, 8192, 16384], "seeds": 4, "K": [4, 8, 16, 32], "T_K": 32768,
+              "seeds_K": 8},
+    "full": {"T": [2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144], "seeds": 8,
+             "K": [4, 8, 16, 32], "T_K": 32768, "seeds_K": 8},
+}
+
+
+def _profile(profile: str) -> dict:
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+    return PROFILES[profile]
+
+
+def problem(num_clients: int = K_DEFAULT, seed: int = 0):
+    """The sweep's problem: linear scorer, d_w = 5 + intercept, 100 rows per client, local
+    positive ratios cycling through 0.05, 0.1, 0.2, 0.3 (global mixture 0.1625 at K = 4),
+    feature shift 0.5, rho = 0.5, minibatches of 8."""
+    from fedcomp.problems.auc import AUCMinimax
+    ratios = [[0.05, 0.1, 0.2, 0.3][k % 4] for k in range(num_clients)]
+    return AUCMinimax.synthetic(num_clients=num_clients, dim=5, samples_per_client=100,
+                                positive_ratio=ratios, feature_shift=0.5, rho=0.5,
+                                batch_size=8, seed=seed)
+
+
+def schedule(T: int, K: int) -> tuple[float, int]:
+    """Remark 1's orders with the sweep's constants: eta = ETA_C sqrt(K/T),
+    p = max(1, round(T^(1/4) / K^(3/4)))."""
+    return ETA_C * math.sqrt(K / T), max(1, round(T ** 0.25 / K ** 0.75))
+
+
+def run_point(prob, T: int, K: int, seeds: int):
+    """Per seed: the mean of ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly
+    spaced records: a Riemann sum of Theorem 1's average), and the rounds; NaN for a diverged
+    run."""
+    import fedcomp
+    eta, p = schedule(T, K)
+    batch = fedcomp.simulate_many(prob, "localscgdam", seeds=range(seeds), iterations=T, eta=eta,
+                                  local_steps=p, record_every=max(1, T // 256), **HYPER)
+    vals = np.array([np.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
+                     for r in batch.runs])
+    rounds = np.array([r.rounds for r in batch.runs])
+    return vals, rounds, eta, p
+
+
+def thm1_sweep(profile: str, out_dir) -> dict:
+    """The T grid at K = 4 and the K grid at fixed T (module docstring), JSON-able: the grids,
+    the per-seed values (NaN: diverged), the runs' schedule and rounds, and the figure."""
+    cfg = _profile(profile)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    K = K_DEFAULT
+    prob = problem(K)
+    vals = np.full((cfg["seeds"], len(cfg["T"])), np.nan)
+    runs = []
+    for j, T in enumerate(cfg["T"]):
+        v, rounds, eta, p = run_point(prob, T, K, cfg["seeds"])
+        vals[:, j] = v
+        runs.append({"T": T, "K": K, "eta": eta, "p": p, "rounds": [int(r) for r in rounds],
+                     "mean_grad_norm_sq": float(np.nanmean(v)),
+                     "diverged": int(np.sum(np.isnan(v)))})
+    kv = np.full((cfg["seeds_K"], len(cfg["K"])), np.nan)
+    for j, Kj in enumerate(cfg["K"]):
+        v, rounds, eta, p = run_point(problem(Kj), cfg["T_K"], Kj, cfg["seeds_K"])
+        kv[:, j] = v
+        runs.append({"T": cfg["T_K"], "K": Kj, "eta": eta, "p": p,
+                     "rounds": [int(r) for r in rounds], "mean_grad_norm_sq": float(np.nanmean(v)),
+                     "diverged": int(np.sum(np.isnan(v)))})
+    figures = plot_thm1(out_dir, np.array(cfg["T"], float), vals)
+    return {"T": list(cfg["T"]), "values_T": vals.tolist(), "K": list(cfg["K"]),
+            "T_K": cfg["T_K"], "values_K": kv.tolist(), "seeds": cfg["seeds"],
+            "seeds_K": cfg["seeds_K"], "runs": runs,
+            "hyper": dict(HYPER), "eta_c": ETA_C, "figures": figures,
+            "seconds": time.perf_counter() - t0}
+
+
+def plot_thm1(out_dir: Path, Ts, vals) -> list:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    mean = np.nanmean(vals, axis=0)
+    ax.loglog(Ts, vals.T, ".", color="0.7", ms=3)
+    ax.loglog(Ts, mean, "o-", label="LocalSCGDAM (mean over seeds)")
+    ax.loglog(Ts, mean[0] * (Ts / Ts[0]) ** -0.5, "--", label="T^(-1/2) (Remark 1)")
+    ax.set_xlabel("T")
+    ax.set_ylabel("(1/T) sum_t ||grad Phi(xbar_t)||^2")
+    ax.set_title("AUC paper, Theorem 1 / Remark 1 (K = 4)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path = out_dir / "zhang_thm1.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return [str(path)]
+
+
+def bias_measurement(profile: str) -> dict:
+    """The client-product bias of LocalSCGDAM on the sweep's problem (K = 4).
+
+    1. A stationary point x* of Phi (least squares on the exact grad Phi, from 0).
+    2. The client-product direction D(x*) = (1/K) sum_k J_k(x*)^T grad f^(k)(g(x*), y*(x*)).
+    3. Control: with every client holding client 0's data, max relative |D - grad Phi| at random
+       points.
+    4. LocalSCGDAM with exact oracles and p = 1 started at x*: how far it drifts from x* and the
+       ||grad Phi||^2 it ends at (full profile: two step sizes, and Theorem 1's sweep on the
+       heterogeneous problem beside the same rows held by every client)."""
+    from scipy.optimize import least_squares
+
+    import fedcomp
+    from fedcomp.problems.auc import AUCMinimax
+    _profile(profile)
+    t0 = time.perf_counter()
+    prob = problem(K_DEFAULT)
+    sol = least_squares(prob.grad, np.zeros(prob.dim), xtol=1e-15, ftol=1e-15, gtol=1e-15)
+    xs = sol.x
+    res2 = float(np.sum(prob.grad(xs) ** 2))
+    D2 = float(np.sum(prob.client_product_gradient(xs) ** 2))
+    k0 = slice(prob.offsets[0], prob.offsets[1])
+    same = AUCMinimax([prob.Z[k0]] * prob.num_clients, [prob.L[k0]] * prob.num_clients,
+                      rho=prob.rho, batch_size=prob.batch_size)
+    rng = np.random.default_rng(0)
+    ctrl = 0.0
+    for _ in range(5):
+        x = rng.standard_normal(prob.dim)
+        g = same.grad(x)
+        ctrl = max(ctrl, float(np.linalg.norm(same.client_product_gradient(x) - g)
+                               / max(np.linalg.norm(g), 1e-300)))
+    runs = []
+    for eta in ([0.05] if profile == "quick" else [0.05, 0.0125]):
+        T = round(20000 * 0.05 / eta)
+        r = fedcomp.simulate(prob, "localscgdam", iterations=T, eta=eta, local_steps=1, x0=xs,
+                             stochastic=False, record_every=T, **HYPER)
+        runs.append({"eta": eta, "T": T, "final_grad_norm_sq": float(r.grad_norm_sq[-1]),
+                     "drift_from_x_star": float(np.linalg.norm(r.x_bar - xs)),
+                     "final_client_product_sq": float(np.sum(
+                         prob.client_product_gradient(r.x_bar) ** 2))})
+    out = {"grad_phi_sq_at_x_star": res2, "client_product_sq_at_x_star": D2,
+           "control_relative_difference": ctrl, "exact_runs_from_x_star": runs}
+    if profile == "full":
+        union = AUCMinimax([prob.Z] * prob.num_clients, [prob.L] * prob.num_clients,
+                           rho=prob.rho, batch_size=prob.batch_size)
+        Ts = [2048, 8192, 32768, 131072]
+        for label, P in (("heterogeneous", prob), ("identical_clients", union)):
+            means = [float(np.nanmean(run_point(P, T, K_DEFAULT, 4)[0])) for T in Ts]
+            slope = float(np.polyfit(np.log(Ts), np.log(means), 1)[0])
+            out[f"thm1_sweep_{label}"] = {"T": Ts, "mean": means, "slope": slope}
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def auc_standard_error(auc: float, n_pos: int, n_neg: int) -> float:
+    """Hanley and McNeil's (1982) standard error of an empirical AUC on n_pos positive and n_neg
+    negative test points (test-set sampling only)."""
+    if not 0.0 <= auc <= 1.0:
+        raise ValueError(f"auc must be in [0, 1], got {auc!r}")
+    if n_pos < 1 or n_neg < 1:
+        raise ValueError(f"n_pos and n_neg must be >= 1, got {n_pos!r}, {n_neg!r}")
+    q1 = auc / (2.0 - auc)
+    q2 = 2.0 * auc * auc / (1.0 + auc)
+    var = (auc * (1 - auc) + (n_pos - 1) * (q1 - auc * auc)
+           + (n_neg - 1) * (q2 - auc * auc)) / (n_pos * n_neg)
+    return math.sqrt(max(var, 0.0))

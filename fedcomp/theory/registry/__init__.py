@@ -1,1 +1,0 @@
-"""Claim declarations, one module per paper (see :mod:`fedcomp.theory.claims`)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # module providing add_cli(subparsers); each registers parsers with set_defaults(func=...)
@@ -39,6 +40,21 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"fedcomp: error: {exc}", file=sys.stderr)
         return 2
+    except BaseException as exc:  # noqa: BLE001 -- one line for the user, the traceback logged
+        from fedcomp.report import _is_interrupt
+        if _is_interrupt(exc):  # Ctrl-C, also when numba reports it as a SystemError
+            print("fedcomp: interrupted", file=sys.stderr)
+            return 130
+        if not isinstance(exc, Exception):
+            raise
+        import tempfile
+        import traceback
+        fd, log = tempfile.mkstemp(prefix="fedcomp-error-", suffix=".log")
+        with os.fdopen(fd, "w") as fh:
+            traceback.print_exc(file=fh)
+        print(f"fedcomp: internal error: {type(exc).__name__}: {exc} (full traceback in {log})",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -74,3 +74,20 @@ def test_sigint_stops_verify_and_keeps_the_last_report(tmp_path):
     partial = json.loads((out / "report.interrupted.json").read_text())
     assert partial["interrupted"] is True
     assert [r["id"] for r in partial["claims"]] == ["fedcomp.test-fast"]
+
+
+def test_an_internal_error_is_one_line_and_a_logged_traceback(monkeypatch, capsys):
+    from fedcomp import cli
+
+    def boom(args):
+        raise RuntimeError("deliberately broken")
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    args = parser.parse_args(["claims"])
+    args.func = boom
+    monkeypatch.setattr(parser, "parse_args", lambda argv=None: args)
+    assert cli.main([]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "deliberately broken" in err[0] and "Traceback" not in err[0]
+    log = err[0].rsplit("full traceback in ", 1)[1].rstrip(")")
+    assert "RuntimeError" in open(log).read()

@@ -18,6 +18,8 @@ import json
 import numbers
 from typing import Any, Callable, Iterable
 
+from fedcomp._formulas import parse_expression, symbol_locals  # noqa: F401 (re-exported)
+
 
 def shape(value) -> Any:
     """The shape of a prediction, for error messages: the structure with types for leaves."""
@@ -34,34 +36,14 @@ def shape(value) -> Any:
     return type(value).__name__
 
 
-# names sympify would read as its own functions or constants (N() evaluates, S is the singleton
-# registry, E Euler's number, I the imaginary unit, beta/gamma/zeta special functions); in the
-# papers' formulas they are symbols (N clients, the momentum beta, ...)
-_SYMBOL_NAMES = ("N", "S", "E", "I", "O", "Q", "beta", "gamma", "zeta")
-
-
-def _locals() -> dict:
-    import sympy as sp
-    return {name: sp.Symbol(name) for name in _SYMBOL_NAMES}
-
-
 def _is_expression(text: str) -> bool:
     """True for a sympy expression in symbols (a constant or a formula), False for prose."""
     import sympy as sp
     try:
-        expr = sp.sympify(text.replace("^", "**"), locals=_locals(), evaluate=False)
+        expr = sp.sympify(text.replace("^", "**"), locals=symbol_locals(), evaluate=False)
     except (sp.SympifyError, SyntaxError, TypeError, AttributeError, ValueError):
         return False
     return isinstance(expr, sp.Expr)
-
-
-def parse_expression(text: str, where: str = "expression"):
-    """sympy expression of a prediction string (``^`` read as power)."""
-    import sympy as sp
-    try:
-        return sp.sympify(text.replace("^", "**"), locals=_locals())
-    except (sp.SympifyError, SyntaxError, TypeError) as exc:
-        raise ValueError(f"{where}: {text!r} is not a sympy expression ({exc})") from None
 
 
 def conform(reference, candidate, where: str = "prediction") -> None:

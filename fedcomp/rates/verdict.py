@@ -179,7 +179,7 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
         ok = bool(measured) == bool(predicted)
         return Verdict("pass" if ok else "fail", f"{name}: measured {measured}, predicted "
                                                  f"{predicted}")
-    from fedcomp.checks.predict import parse_expression
+    from fedcomp._formulas import parse_expression
     m = parse_expression(measured, name) if isinstance(measured, str) else sp.sympify(measured)
     p = parse_expression(predicted, name) if isinstance(predicted, str) else sp.sympify(predicted)
     diff = sp.simplify(m - p)

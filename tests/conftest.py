@@ -26,3 +26,20 @@ def extra_claims(monkeypatch):
             reg[c.id] = c
         monkeypatch.setattr(checks, "_CACHE", checks._validate(list(reg.values())))
     return add
+
+
+@pytest.fixture(scope="session")
+def measure_quick(tmp_path_factory):
+    """Each check's quick-profile measurement, measured once for the whole test session (claims
+    sharing a measure function share it): ``measure_quick(claim_or_id) -> Measurement``."""
+    from fedcomp import checks
+    out = tmp_path_factory.mktemp("quick-measurements")
+    cache = {}
+
+    def get(claim):
+        if isinstance(claim, str):
+            claim = checks.get(claim)
+        if claim.check.measure not in cache:
+            cache[claim.check.measure] = claim.check.measure("quick", out)
+        return cache[claim.check.measure]
+    return get

@@ -51,16 +51,9 @@ VERDICTS = {
 SIMULATED = {"huang.thm1": "pass", "huang.thm2": "pass", "huang-journal.thm1": "pass"}
 
 
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory):
-    out = tmp_path_factory.mktemp("huang")
-    cache = {}
-
-    def get(claim):
-        if claim.check.measure not in cache:
-            cache[claim.check.measure] = claim.check.measure("quick", out)
-        return cache[claim.check.measure]
-    return get
+@pytest.fixture
+def measured(measure_quick):
+    return measure_quick
 
 
 def test_every_comfedl_claim_is_migrated():

@@ -13,18 +13,13 @@ MINE = ["khanduri.thm4.1", "khanduri.eq4", "khanduri.eq5", "khanduri.sec2.fl",
                                      "feddro", "ds-feddro")]
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("khanduri")
-    cache = {}
-
+@pytest.fixture
+def run(measure_quick):
     def go(cid, predicted=None):
         c = get(cid)
-        if c.check.measure not in cache:
-            cache[c.check.measure] = c.check.measure("quick", out)
         if predicted is not None:
             c = c.with_prediction(predicted)
-        return c.judge(cache[c.check.measure])
+        return c.judge(measure_quick(c))
     return go
 
 

@@ -40,17 +40,9 @@ def test_claims_json_has_reading_and_depends_on(capsys):
         assert isinstance(c["depends_on"], list)
 
 
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory):
-    out = tmp_path_factory.mktemp("checks")
-    cache = {}
-
-    def get(claim):
-        key = claim.check.measure
-        if key not in cache:
-            cache[key] = claim.check.measure("quick", out)
-        return cache[key]
-    return get
+@pytest.fixture
+def measured(measure_quick):
+    return measure_quick
 
 
 @pytest.mark.parametrize("cid", [c.id for c in MIGRATED])

@@ -16,16 +16,11 @@ from fedcomp.rates.verdict import single_run_ordering_verdict
 OURS = [c for c in checks.all_claims() if c.paper in ("zhang", "fedcomp")]
 
 
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory):
-    out = tmp_path_factory.mktemp("zhang")
-    cache = {}
-
+@pytest.fixture
+def measured(measure_quick):
     def get(cid):
         c = checks.get(cid)
-        if c.check.measure not in cache:
-            cache[c.check.measure] = c.check.measure("quick", out)
-        return c, cache[c.check.measure]
+        return c, measure_quick(c)
     return get
 
 

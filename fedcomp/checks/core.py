@@ -58,6 +58,14 @@ class CheckResult:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
+def from_parts(parts, predicted, measured, extra: str = "") -> CheckResult:
+    """CheckResult of several verdict parts (:class:`fedcomp.rates.verdict.Verdict`): fail if any
+    fails, pass if all pass, else inconclusive; the detail is the parts' reasons, then `extra`."""
+    from fedcomp.rates.verdict import combine
+    return CheckResult(combine([p.verdict for p in parts]), predicted, measured,
+                       "; ".join(p.reason for p in parts) + extra)
+
+
 @dataclass
 class Measurement:
     """What a check's ``measure`` produced: JSON-able ``values`` for the judge, the figures it

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
+from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
@@ -132,10 +132,10 @@ def _kl_parts(predicted, m, with_maximiser):
 
 def judge_kl_value(predicted, m: Measurement) -> CheckResult:
     parts = _kl_parts(predicted, m, False)
-    return CheckResult(combine([p.verdict for p in parts]), predicted,
-                       {"max_relative_distance": _value_distance(predicted["value"],
-                                                                 m.values["cases"], "value")}, "; ".join(p.reason for p in parts)
-                       + f"; sympy KKT derivation holds: {m.values['derivation_holds']}")
+    return from_parts(parts, predicted,
+                      {"max_relative_distance": _value_distance(predicted["value"],
+                                                                m.values["cases"], "value")},
+                      f"; sympy KKT derivation holds: {m.values['derivation_holds']}")
 
 
 def judge_lemma1(predicted, m: Measurement) -> CheckResult:
@@ -145,9 +145,7 @@ def judge_lemma1(predicted, m: Measurement) -> CheckResult:
             "gamma r_i log(n r_i) as gamma log(n r_i) + gamma/n; it is gamma log(n r_i) + gamma "
             "(journal (15) has it right): the constant is absorbed by the multiplier, so the "
             "conclusion (24) is unaffected" if not v["conf_eq18_correct"] else "")
-    return CheckResult(combine([p.verdict for p in parts]), predicted,
-                       {"conf_eq18_correct": v["conf_eq18_correct"]},
-                       "; ".join(p.reason for p in parts) + note)
+    return from_parts(parts, predicted, {"conf_eq18_correct": v["conf_eq18_correct"]}, note)
 
 
 # ============================================================================================
@@ -290,8 +288,7 @@ def judge_lemma2(predicted, m: Measurement) -> CheckResult:
         parts.append(bound_constant_verdict(
             f"tau={r['tau']}, eta={r['eta']}, G_g={r['G_g']}, G_f={r['G_f']}", val,
             r["supremum"], True, observed_max=r["max_drift_sq"], rtol=1e-9))
-    return CheckResult(combine([p.verdict for p in parts]), predicted,
-                       [p.reason for p in parts], "; ".join(p.reason for p in parts))
+    return from_parts(parts, predicted, [p.reason for p in parts])
 
 
 def measure_lemmas(profile: str, out_dir) -> Measurement:
@@ -755,10 +752,9 @@ def judge_optimal(predicted, m: Measurement) -> CheckResult:
                            float(predicted["samples"]["eps"])),
              equal_verdict("no method of FedDRO Table 1 needs fewer samples", optimal,
                            predicted["optimal"])]
-    return CheckResult(combine([p.verdict for p in parts]), predicted,
-                       {"comfedl": own, "fewer samples": better},
-                       "; ".join(p.reason for p in parts) + f"; methods with a smaller sample "
-                       f"order (eps exponent > {own:g}): {better}")
+    return from_parts(parts, predicted, {"comfedl": own, "fewer samples": better},
+                      f"; methods with a smaller sample order (eps exponent > {own:g}): "
+                      f"{better}")
 
 
 def measure_eq7(profile: str, out_dir) -> Measurement:

@@ -1328,7 +1328,7 @@ def judge_fedavg_i1(predicted, m):
                        f"FedAvg at I = 1")
 
 
-DS_LEDGER = measure_ds_ledger
+
 CLAIMS += [
     Claim(id="khanduri.sec5.communication", paper=PAPER,
           location="Section 5, first paragraph; Algorithm 3 step 7",
@@ -1339,7 +1339,7 @@ CLAIMS += [
           reading="avoids FedDRO's per-iteration exchange of y; y is still averaged at every "
                   "round (Algorithm 3 step 7); the literal reading is "
                   "khanduri.sec5.communication.never",
-          check=Check(DS_LEDGER, judge_ds_between_rounds,
+          check=Check(measure_ds_ledger, judge_ds_between_rounds,
                       combine_wrong(each([("y uploads between rounds",)], lambda v: v + 1),
                                     flipped(("y uploaded at rounds",))))),
     Claim(id="khanduri.sec5.communication.never", paper=PAPER,
@@ -1348,7 +1348,7 @@ CLAIMS += [
                     "client ever uploads y).",
           kind="complexity", predicted={"y uploads in a run": 0},
           reading="literal: y is never communicated",
-          check=Check(DS_LEDGER, judge_ds_never,
+          check=Check(measure_ds_ledger, judge_ds_never,
                       each([("y uploads in a run",)], lambda v: v + 1))),
     Claim(id="khanduri.sec6.fedavg-i1", paper=PAPER,
           location="Section 6, implementation details and discussion of Figure 1",

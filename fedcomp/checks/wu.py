@@ -50,7 +50,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
+from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.verdict import combine, equal_verdict, upper_bound_verdict
@@ -839,10 +839,9 @@ def measure_inner_variance(profile: str, out_dir: Path) -> Measurement:
 def judge_inner_variance(predicted, m: Measurement) -> CheckResult:
     v = m.values
     parts = [equal_verdict(k, v[k], predicted[k]) for k in predicted]
-    return CheckResult(combine([p.verdict for p in parts]), predicted, v,
-                       "; ".join(p.reason for p in parts)
-                       + f"; Var(eta^T x | a) = {v['Var(eta^T x | a)']} (= sigma2^2 ||x||^2): "
-                         "unbounded on R^d, sigma2^2 R^2 on a ball")
+    return from_parts(parts, predicted, v,
+                      f"; Var(eta^T x | a) = {v['Var(eta^T x | a)']} (= sigma2^2 ||x||^2): "
+                      "unbounded on R^d, sigma2^2 R^2 on a ball")
 
 
 def measure_best_comm(profile: str, out_dir: Path) -> Measurement:
@@ -880,9 +879,8 @@ def judge_best_comm(predicted, m: Measurement) -> CheckResult:
              equal_verdict("no listed method needs fewer rounds",
                            v["fewest rounds among the methods fedcomp lists"],
                            predicted["fewest rounds among the methods fedcomp lists"])]
-    return CheckResult(combine([p.verdict for p in parts]), predicted, v,
-                       "; ".join(p.reason for p in parts)
-                       + f". Rounds exponents (in eps): {v['rounds exponents in eps by method']}")
+    return from_parts(parts, predicted, v,
+                      f". Rounds exponents (in eps): {v['rounds exponents in eps by method']}")
 
 
 _FEWEST = "fewest rounds among the methods fedcomp lists"
@@ -904,8 +902,7 @@ def judge_omniglot_split(predicted, m: Measurement) -> CheckResult:
              equal_verdict("alphabets", v["alphabets"], predicted["alphabets"]),
              equal_verdict("drawings per character", v["drawings per character"],
                            predicted["drawings per character"])]
-    return CheckResult(combine([p.verdict for p in parts]), predicted, v,
-                       "; ".join(p.reason for p in parts))
+    return from_parts(parts, predicted, v)
 
 
 def measure_ledger(profile: str, out_dir: Path) -> Measurement:
@@ -978,9 +975,8 @@ def measure_ap_identity(profile: str, out_dir: Path) -> Measurement:
 def judge_ap_identity(predicted, m: Measurement) -> CheckResult:
     v = m.values
     parts = [equal_verdict(k, v[k], predicted[k]) for k in predicted]
-    return CheckResult(combine([p.verdict for p in parts]), predicted, v,
-                       "; ".join(p.reason for p in parts)
-                       + f" (largest difference {v['largest difference']:.2e})")
+    return from_parts(parts, predicted, v,
+                      f" (largest difference {v['largest difference']:.2e})")
 
 
 COVERAGE_CLAIMS = [

@@ -1,10 +1,13 @@
-"""Step helpers shared by several algorithms (plain source, compiled with each problem).
+"""Step helpers shared by several algorithms, for both backends (compiled, then torch).
 
-``compositional_step`` is the local update with gradient (7) of the FedDRO paper,
-grad Phi_k(x; xi) = grad h_k(x; xi) + grad g_k(x; zeta) grad f(y), followed by x <- x - eta * it.
-Sample keys: zeta_k^t is ``sample_key(base, k, t, 0)`` (the same key the inner-function updates
-use, as (7) and (8) share zeta_k^t); xi_k^t, the sample of h_k, is ``sample_key(base, k, t, 1)``.
+``compositional_grad`` is gradient (7) of the FedDRO paper,
+grad Phi_k(x; xi) = grad h_k(x; xi) + grad g_k(x; zeta) grad f(y), with inner estimate y;
+``compositional_step`` follows it with x <- x - eta * (7). Sample keys: zeta_k^t is
+``sample_key(base, k, t, 0)`` (the key the inner-function updates use, as (7) and (8) share
+zeta_k^t); xi_k^t, the sample of h_k, is ``sample_key(base, k, t, 1)``.
 """
+from fedcomp.algorithms.oracles import HAS_H, f_grad, g_vjp, h_grad
+from fedcomp.rng import sample_key
 
 
 def compositional_grad(data, k, x, y, key_g, key_h, exact, v, gx, hx):
@@ -25,9 +28,21 @@ def compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx):
         x[j] -= eta * gx[j]
 
 
-def init_inner_mean(data, X, Y, base, exact, ledger, slot):
-    """y_k^0 = ybar^0 = (1/K) sum_k g_k(x_k^0; zeta_k^0): one upload of y per client."""
-    K = X.shape[0]
-    for k in range(K):
-        g_value(data, k, X[k], sample_key(base, k, 0, 0), exact, Y[k])
-    avg_rows(Y, ledger, slot)
+def moving_average(y, beta, g):
+    """y <- (1 - beta) y + beta g."""
+    for i in range(y.shape[0]):
+        y[i] = (1.0 - beta) * y[i] + beta * g[i]
+
+
+# --- torch (all clients at once; p: the problem's oracles bound to the run) -----------------
+def compositional_grad_torch(p, x, y, key_g, key_h):
+    """(7) for every client: grad g_k(x_k; zeta) grad f(y_k) + grad h_k(x_k; xi), (K, d)."""
+    g = p.g_vjp(x, p.f_grad(y), key_g)
+    if p.has_h:
+        g = g + p.h_grad(x, key_h)
+    return g
+
+
+def compositional_step_torch(p, t, x, y, eta):
+    """x <- x - eta * (7) for every client (keys of iteration t, slots 0 and 1)."""
+    x -= eta * compositional_grad_torch(p, x, y, p.key(t, 0), p.key(t, 1))

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from fedcomp import _validate as V
+from fedcomp.algorithms import spec as _spec
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,9 @@ class Algorithm:
     """A registered algorithm (see the module docstring for the step protocol)."""
     name: str
     citation: str
-    init_step: Callable
-    client_step: Callable
-    sync_step: Callable
+    init_step: Callable | None = None
+    client_step: Callable | None = None
+    sync_step: Callable | None = None
     hyper: tuple[HyperParam, ...] = ()
     sizes: Callable[[int, int], tuple[int, int, int]] = lambda d, dg: (0, 0, 0)
     ledger_slots: tuple[str, ...] = ("x",)
@@ -73,9 +74,34 @@ class Algorithm:
     check_hyper: Callable[[dict], None] | None = None
     summary: str = ""
     extra: dict = field(default_factory=dict)
+    # one definition for both backends (fedcomp.algorithms.spec); when given, the engine
+    # generates init_step, client_step and sync_step from them
+    state: _spec.State | None = None
+    schedule: tuple = ()
+    numba: _spec.Steps | None = None
+    torch: _spec.Steps | None = None
+
+    def __post_init__(self):
+        if self.numba is None:
+            if None in (self.init_step, self.client_step, self.sync_step):
+                raise ValueError(f"{self.name}: give numba=Steps(...) or the three legacy steps")
+            return
+        if self.state is None:
+            object.__setattr__(self, "state", _spec.State())
+        _spec.validate(self.name, self.state, self.hyper_names(), self.schedule,
+                       self.ledger_slots, self.numba, self.torch)
+        st = self.state
+        object.__setattr__(self, "sizes", lambda d, dg: (st.total("client", d, dg),
+                                                         st.total("scratch", d, dg),
+                                                         st.total("server", d, dg)))
 
     def hyper_names(self) -> list[str]:
         return [h.name for h in self.hyper]
+
+    @property
+    def defined_once(self) -> bool:
+        """True when the algorithm is one definition (named state, schedule, steps per backend)."""
+        return self.numba is not None
 
 
 _REGISTRY: dict[str, Algorithm] = {}

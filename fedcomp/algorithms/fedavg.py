@@ -21,57 +21,61 @@ Interpretations (the box leaves them open):
   Case I reset uses g_k(xbar; zeta_k^{t+1}). With ``stochastic=False`` every oracle is exact.
 * With the non-compositional part h present, grad h_k is added to (6) as in (7).
 """
-from fedcomp.algorithms._common import compositional_grad, compositional_step, init_inner_mean
+from fedcomp.algorithms._common import compositional_step, compositional_step_torch
 from fedcomp.algorithms.base import Algorithm, register
+from fedcomp.algorithms.oracles import g_value
+from fedcomp.algorithms.spec import Average, ModelRound, Server, State, Steps
+from fedcomp.rng import sample_key
 
 
-def fedavg_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    init_inner_mean(data, X, Y, base, exact, ledger, 1)
+# --- numba: one client --------------------------------------------------------------------
+def inner_value_init(data, k, x, y, base, exact):
+    """y_k^0 = g_k(x^0; zeta_k^0) (averaged by the schedule where the algorithm says so)."""
+    g_value(data, k, x, sample_key(base, k, 0, 0), exact, y)
 
 
-def fedavg_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    dg = Y.shape[1]
-    w = W[k]
-    x = X[k]
-    y = Y[k]
-    compositional_step(data, k, t, x, y, base, exact, hyper[0], w[:dg], w[dg:dg + d],
-                       w[dg + d:dg + 2 * d])
+def fedavg_client(data, k, t, x, y, v, gx, hx, eta, base, exact):
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
     g_value(data, k, x, sample_key(base, k, t + 1, 0), exact, y)
 
 
-def fedavg_case1_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        avg_rows(X, ledger, 0)
-        ledger[0] += 1
-        for k in range(X.shape[0]):
-            g_value(data, k, X[k], sample_key(base, k, t + 1, 0), exact, Y[k])
+def fedavg_reset_inner(data, t, X, Y, base, exact):
+    """Case I: after the model round every client recomputes y_k = g_k(xbar; zeta_k^{t+1})."""
+    for k in range(X.shape[0]):
+        g_value(data, k, X[k], sample_key(base, k, t + 1, 0), exact, Y[k])
 
 
-def fedavg_case2_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        avg_rows(X, ledger, 0)
-        avg_rows(Y, ledger, 1)
-        ledger[0] += 1
+# --- torch: all clients -------------------------------------------------------------------
+def inner_value_init_torch(p, x, y):
+    y.copy_(p.g_value(x, p.key(0, 0)))
 
 
-def fedavg_modified_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact,
-                         ledger):
-    avg_rows(Y, ledger, 1)
-    if is_round:
-        avg_rows(X, ledger, 0)
-        ledger[0] += 1
+def fedavg_client_torch(p, t, x, y, eta):
+    compositional_step_torch(p, t, x, y, eta)
+    y.copy_(p.g_value(x, p.key(t + 1, 0)))
 
 
-_COMMON = dict(init_step=fedavg_init, client_step=fedavg_client,
-               sizes=lambda d, dg: (0, dg + 2 * d, 0), ledger_slots=("x", "y"),
-               helpers=(compositional_grad, compositional_step, init_inner_mean))
+def fedavg_reset_inner_torch(p, t, X, Y):
+    Y.copy_(p.g_value(X, p.key(t + 1, 0)))
+
+
+_COMMON = dict(state=State(scratch={"v": "dg", "gx": "d", "hx": "d"}), ledger_slots=("x", "y"),
+               numba=Steps(fedavg_client, inner_value_init),
+               torch=Steps(fedavg_client_torch, inner_value_init_torch))
+_INIT = (Average(var="y", when="init"),)
 _CITE = "Khanduri et al., FedDRO paper, Algorithm 1, eq. (6)"
 
-register(Algorithm(name="fedavg-case1", citation=_CITE + ", Case I", sync_step=fedavg_case1_sync,
-                   summary="FedAvg, Case I: x averaged every I, y_k reset to g_k(xbar)", **_COMMON))
-register(Algorithm(name="fedavg-case2", citation=_CITE + ", Case II", sync_step=fedavg_case2_sync,
-                   summary="FedAvg, Case II: x and y_k = g_k(x_k) averaged every I", **_COMMON))
-register(Algorithm(name="fedavg-modified", citation=_CITE + "; Theorem 4.2",
-                   sync_step=fedavg_modified_sync,
-                   summary="FedAvg with ybar = mean g_k(x_k) shared every iteration", **_COMMON))
+register(Algorithm(
+    name="fedavg-case1", citation=_CITE + ", Case I",
+    schedule=_INIT + (Average(var="x"), ModelRound(),
+                      Server(numba=fedavg_reset_inner, torch=fedavg_reset_inner_torch,
+                             doc="clients recompute y_k = g_k(xbar) (no upload)")),
+    summary="FedAvg, Case I: x averaged every I, y_k reset to g_k(xbar)", **_COMMON))
+register(Algorithm(
+    name="fedavg-case2", citation=_CITE + ", Case II",
+    schedule=_INIT + (Average(var="x"), Average(var="y"), ModelRound()),
+    summary="FedAvg, Case II: x and y_k = g_k(x_k) averaged every I", **_COMMON))
+register(Algorithm(
+    name="fedavg-modified", citation=_CITE + "; Theorem 4.2",
+    schedule=_INIT + (Average(var="y", when="iteration"), Average(var="x"), ModelRound()),
+    summary="FedAvg with ybar = mean g_k(x_k) shared every iteration", **_COMMON))

@@ -37,23 +37,23 @@ Interpretations:
 * zeta_k^t is ``sample_key(base, k, t, 0)``: the sample of (8) at t+1 is the one used by (7) at
   t+1, as the paper's indices say.
 """
-from fedcomp.algorithms._common import compositional_grad, compositional_step, init_inner_mean
+from fedcomp.algorithms._common import (compositional_step, compositional_step_torch,
+                                       moving_average)
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.fedavg import inner_value_init, inner_value_init_torch
+from fedcomp.algorithms.oracles import g_value, g_value2
+from fedcomp.algorithms.spec import Average, ModelRound, Server, ServerStep, State, Steps
+from fedcomp.rng import sample_key
 
 _BETA = HyperParam("beta", 0.0, 1.0, low_open=True, high_open=False,
                    doc="momentum parameter of the inner estimator")
 _CITE = "Khanduri et al., FedDRO paper"
 
 
-def feddro_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    init_inner_mean(data, X, Y, base, exact, ledger, 1)
-
-
-def feddro_init_anchor(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    init_inner_mean(data, X, Y, base, exact, ledger, 1)
-    for k in range(X.shape[0]):
-        for j in range(X.shape[1]):
-            Z[k, j] = X[k, j]
+# --- numba: one client --------------------------------------------------------------------
+def feddro_init(data, k, x, y, anchor, base, exact):
+    inner_value_init(data, k, x, y, base, exact)
+    anchor[:] = x
 
 
 def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
@@ -63,94 +63,98 @@ def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
         y[i] = (1.0 - beta) * (y[i] - ga[i]) + gb[i]
 
 
-def feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact):
-    """x_k -= eta (7), then (8) with Z[k] as the point where g_k(.; zeta^{t+1}) is subtracted."""
-    d = X.shape[1]
-    dg = Y.shape[1]
-    w = W[k]
-    x = X[k]
-    compositional_step(data, k, t, x, Y[k], base, exact, hyper[0], w[:dg], w[dg:dg + d],
-                       w[dg + d:dg + 2 * d])
-    hybrid_inner_update(data, k, t, x, Z[k], Y[k], base, exact, hyper[1],
-                        w[dg + 2 * d:2 * dg + 2 * d], w[2 * dg + 2 * d:3 * dg + 2 * d])
+def feddro_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
+    # anchor: the client's own previous iterate (before any averaging), where (8) subtracts g_k
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+    hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
+    anchor[:] = x
 
 
-def feddro_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    # Z[k] holds the client's own previous iterate (before any averaging): the anchor of (8).
-    feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact)
-    for j in range(X.shape[1]):
-        Z[k, j] = X[k, j]
+def feddro_literal_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
+    # the literal reading: (8) subtracts g_k at the current, possibly just averaged, model
+    anchor[:] = x
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+    hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
 
 
-def feddro_literal_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    # Z[k] gets the current, possibly just averaged, model: the literal reading of the box.
-    for j in range(X.shape[1]):
-        Z[k, j] = X[k, j]
-    feddro_step(data, k, t, X, Y, Z, W, hyper, base, exact)
-
-
-def feddro_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    avg_rows(Y, ledger, 1)
-    if is_round:
-        avg_rows(X, ledger, 0)
-        ledger[0] += 1
-
-
-def dsfeddro_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    init_inner_mean(data, X, Y, base, exact, ledger, 1)
-    d = X.shape[1]
-    for j in range(d):
-        S[j] = X[0, j]
-    for i in range(Y.shape[1]):
-        S[d + i] = Y[0, i]
-
-
-def dsfeddro_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    dg = Y.shape[1]
-    beta = hyper[1]
-    w = W[k]
-    x = X[k]
-    y = Y[k]
-    compositional_step(data, k, t, x, y, base, exact, hyper[0], w[:dg], w[dg:dg + d],
-                       w[dg + d:dg + 2 * d])
-    gb = w[dg + 2 * d:2 * dg + 2 * d]
+def dsfeddro_client(data, k, t, x, y, v, gx, hx, gb, eta, beta, base, exact):
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
     g_value(data, k, x, sample_key(base, k, t + 1, 0), exact, gb)
-    for i in range(dg):
-        y[i] = (1.0 - beta) * y[i] + beta * gb[i]
+    moving_average(y, beta, gb)
 
 
-def dsfeddro_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        d = X.shape[1]
-        server_step_rows(X, S[:d], hyper[2], ledger, 0)
-        server_step_rows(Y, S[d:], hyper[3], ledger, 1)
-        ledger[0] += 1
+def dsfeddro_server_init(X, Y, x_server, y_server):
+    """The server's x^0 and y^0: the common initial model and ybar^0."""
+    x_server[:] = X[0]
+    y_server[:] = Y[0]
 
 
-_HELPERS = (compositional_grad, compositional_step, init_inner_mean)
+# --- torch: all clients -------------------------------------------------------------------
+def feddro_init_torch(p, x, y, anchor):
+    inner_value_init_torch(p, x, y)
+    anchor.copy_(x)
+
+
+def hybrid_inner_update_torch(p, t, x, xp, y, beta):
+    ga, gb = p.g_value2(xp, x, p.key(t + 1, 0))
+    y.copy_((1.0 - beta) * (y - ga) + gb)
+
+
+def feddro_client_torch(p, t, x, y, anchor, eta, beta):
+    compositional_step_torch(p, t, x, y, eta)
+    hybrid_inner_update_torch(p, t, x, anchor, y, beta)
+    anchor.copy_(x)
+
+
+def feddro_literal_client_torch(p, t, x, y, anchor, eta, beta):
+    anchor.copy_(x)
+    compositional_step_torch(p, t, x, y, eta)
+    hybrid_inner_update_torch(p, t, x, anchor, y, beta)
+
+
+def dsfeddro_client_torch(p, t, x, y, eta, beta):
+    compositional_step_torch(p, t, x, y, eta)
+    y.copy_((1.0 - beta) * y + beta * p.g_value(x, p.key(t + 1, 0)))
+
+
+def dsfeddro_server_init_torch(X, Y, x_server, y_server):
+    x_server.copy_(X[0])
+    y_server.copy_(Y[0])
+
+
+_FEDDRO_STATE = State(client={"anchor": "d"},
+                      scratch={"v": "dg", "gx": "d", "hx": "d", "ga": "dg", "gb": "dg"})
+# ybar^0 uploaded once; y shared every iteration; x every I iterations
+_FEDDRO_SCHEDULE = (Average(var="y", when="init"), Average(var="y", when="iteration"),
+                    Average(var="x"), ModelRound())
 
 register(Algorithm(
-    name="feddro", citation=_CITE + ", Algorithm 2, eqs. (7)-(8)",
-    init_step=feddro_init_anchor, client_step=feddro_client, sync_step=feddro_sync,
-    hyper=(_BETA,), sizes=lambda d, dg: (d, 3 * dg + 2 * d, 0), ledger_slots=("x", "y"),
-    helpers=_HELPERS + (hybrid_inner_update, feddro_step),
+    name="feddro", citation=_CITE + ", Algorithm 2, eqs. (7)-(8)", hyper=(_BETA,),
+    state=_FEDDRO_STATE, schedule=_FEDDRO_SCHEDULE, ledger_slots=("x", "y"),
+    numba=Steps(feddro_client, feddro_init), torch=Steps(feddro_client_torch, feddro_init_torch),
     summary="FedDRO: hybrid inner estimator (8) anchored at the client's own previous iterate, "
             "y shared every iteration, x every I"))
 
 register(Algorithm(
     name="feddro-literal", citation=_CITE + ", Algorithm 2 read literally (see module docstring)",
-    init_step=feddro_init, client_step=feddro_literal_client, sync_step=feddro_sync,
-    hyper=(_BETA,), sizes=lambda d, dg: (d, 3 * dg + 2 * d, 0), ledger_slots=("x", "y"),
-    helpers=_HELPERS + (hybrid_inner_update, feddro_step),
+    hyper=(_BETA,), state=_FEDDRO_STATE, schedule=_FEDDRO_SCHEDULE, ledger_slots=("x", "y"),
+    numba=Steps(feddro_literal_client, inner_value_init),
+    torch=Steps(feddro_literal_client_torch, inner_value_init_torch),
     summary="FedDRO with (8) anchored at the averaged model (the box's overwrite read "
             "literally): stalls when beta is proportional to eta"))
 
 register(Algorithm(
     name="ds-feddro", citation=_CITE + ", Algorithm 3",
-    init_step=dsfeddro_init, client_step=dsfeddro_client, sync_step=dsfeddro_sync,
     hyper=(_BETA, HyperParam("server_lr_x", doc="server step size gamma_x"),
            HyperParam("server_lr_y", doc="server step size gamma_y")),
-    sizes=lambda d, dg: (0, 2 * dg + 2 * d, d + dg), ledger_slots=("x", "y"),
-    helpers=_HELPERS,
+    state=State(server={"x_server": "d", "y_server": "dg"},
+                scratch={"v": "dg", "gx": "d", "hx": "d", "gb": "dg"}),
+    schedule=(Average(var="y", when="init"),
+              Server(when="init", numba=dsfeddro_server_init, torch=dsfeddro_server_init_torch,
+                     doc="the server keeps x^0 and ybar^0"),
+              ServerStep(var="x", center="x_server", lr="server_lr_x"),
+              ServerStep(var="y", center="y_server", lr="server_lr_y"), ModelRound()),
+    ledger_slots=("x", "y"),
+    numba=Steps(dsfeddro_client, inner_value_init),
+    torch=Steps(dsfeddro_client_torch, inner_value_init_torch),
     summary="DS-FedDRO: moving-average y, two-sided (server) steps for x and y every I"))

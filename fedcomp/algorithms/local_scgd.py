@@ -35,7 +35,12 @@ Readings:
 * Averaging h_k is meaningful when the inner map is global (mean_k g_k); on local-inner problems it
   mixes the clients' inner values, as the algorithm does.
 """
+from fedcomp.algorithms._common import compositional_grad, compositional_grad_torch, moving_average
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.fedavg import inner_value_init, inner_value_init_torch
+from fedcomp.algorithms.oracles import g_value
+from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
+from fedcomp.rng import sample_key
 
 _CITE = ("Gao, Li and Huang, ICML 2022 (Local-SCGD(M)); baselines of Wu et al., FCSG paper, "
          "section 5.2")
@@ -44,104 +49,75 @@ _BETA = HyperParam("beta", 0.0, 1.0, low_open=True, high_open=False,
 _MOM = HyperParam("momentum", 0.0, 1.0, low_open=True, high_open=False,
                   doc="weight alpha of the new compositional gradient in the momentum u")
 
-
-def scgd_direction(data, k, x, h, key, exact, v, out, hx):
-    """out <- grad g_k(x; xi)^T grad f_k(h) (+ grad h_k(x) when the problem has h); v, hx scratch."""
-    f_grad(data, k, h, v)
-    g_vjp(data, k, x, v, key, exact, out)
-    if HAS_H:
-        h_grad(data, k, x, key, exact, hx)
-        for j in range(out.shape[0]):
-            out[j] += hx[j]
+# The inner state h_k is the engine's y (the recorded inner error is that of hbar).
+# The compositional direction grad g_k(x; xi)^T grad f_k(h) (+ grad h_k(x; xi)) uses one sample
+# xi for g and h: compositional_grad with the same key twice.
 
 
-def local_scgd_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    for k in range(X.shape[0]):
-        g_value(data, k, X[k], sample_key(base, k, 0, 0), exact, Y[k])
-
-
-def local_scgd_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    dg = Y.shape[1]
-    eta = hyper[0]
-    beta = hyper[1]
-    x = X[k]
-    h = Y[k]
-    w = W[k]
-    gx = w[:d]
-    scgd_direction(data, k, x, h, sample_key(base, k, t, 0), exact, w[2 * d:2 * d + dg], gx,
-                   w[d:2 * d])
-    for j in range(d):
+# --- numba: one client --------------------------------------------------------------------
+def local_scgd_client(data, k, t, x, y, v, gx, hx, gv, eta, beta, base, exact):
+    key = sample_key(base, k, t, 0)
+    compositional_grad(data, k, x, y, key, key, exact, v, gx, hx)
+    for j in range(x.shape[0]):
         x[j] -= eta * gx[j]
-    gv = w[2 * d + dg:2 * d + 2 * dg]
     g_value(data, k, x, sample_key(base, k, t + 1, 0), exact, gv)
-    for i in range(dg):
-        h[i] = (1.0 - beta) * h[i] + beta * gv[i]
+    moving_average(y, beta, gv)
 
 
-def local_scgd_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        avg_rows(X, ledger, 0)
-        avg_rows(Y, ledger, 1)
-        ledger[0] += 1
+def local_scgdm_init(data, k, x, y, u, v, hx, base, exact):
+    key = sample_key(base, k, 0, 0)
+    g_value(data, k, x, key, exact, y)
+    compositional_grad(data, k, x, y, key, key, exact, v, u, hx)
 
 
-def local_scgdm_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    d = X.shape[1]
-    dg = Y.shape[1]
-    for k in range(X.shape[0]):
-        key = sample_key(base, k, 0, 0)
-        g_value(data, k, X[k], key, exact, Y[k])
-        w = W[k]
-        scgd_direction(data, k, X[k], Y[k], key, exact, w[2 * d:2 * d + dg], Z[k, :d],
-                       w[d:2 * d])
-
-
-def local_scgdm_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    dg = Y.shape[1]
-    eta = hyper[0]
-    beta = hyper[1]
-    alpha = hyper[2]
-    x = X[k]
-    h = Y[k]
-    u = Z[k, :d]
-    w = W[k]
-    for j in range(d):
+def local_scgdm_client(data, k, t, x, y, u, v, gx, hx, gv, eta, beta, momentum, base, exact):
+    for j in range(x.shape[0]):
         x[j] -= eta * u[j]
     key = sample_key(base, k, t + 1, 0)
-    gv = w[2 * d + dg:2 * d + 2 * dg]
     g_value(data, k, x, key, exact, gv)
-    for i in range(dg):
-        h[i] = (1.0 - beta) * h[i] + beta * gv[i]
-    gx = w[:d]
-    scgd_direction(data, k, x, h, key, exact, w[2 * d:2 * d + dg], gx, w[d:2 * d])
-    for j in range(d):
-        u[j] = (1.0 - alpha) * u[j] + alpha * gx[j]
+    moving_average(y, beta, gv)
+    compositional_grad(data, k, x, y, key, key, exact, v, gx, hx)
+    moving_average(u, momentum, gx)
 
 
-def local_scgdm_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        d = X.shape[1]
-        avg_rows(X, ledger, 0)
-        avg_rows(Y, ledger, 1)
-        avg_rows(Z[:, :d], ledger, 2)
-        ledger[0] += 1
+# --- torch: all clients -------------------------------------------------------------------
+def local_scgd_client_torch(p, t, x, y, eta, beta):
+    key = p.key(t, 0)
+    x -= eta * compositional_grad_torch(p, x, y, key, key)
+    y.copy_((1.0 - beta) * y + beta * p.g_value(x, p.key(t + 1, 0)))
+
+
+def local_scgdm_init_torch(p, x, y, u):
+    key = p.key(0, 0)
+    y.copy_(p.g_value(x, key))
+    u.copy_(compositional_grad_torch(p, x, y, key, key))
+
+
+def local_scgdm_client_torch(p, t, x, y, u, eta, beta, momentum):
+    x -= eta * u
+    key = p.key(t + 1, 0)
+    y.copy_((1.0 - beta) * y + beta * p.g_value(x, key))
+    u.copy_((1.0 - momentum) * u + momentum * compositional_grad_torch(p, x, y, key, key))
 
 
 _STRUCT = ("local-inner", "global-inner")
 _REQ = ("g_value", "g_vjp", "f_grad", "h_grad")
+_SCRATCH = {"v": "dg", "gx": "d", "hx": "d", "gv": "dg"}
 
 register(Algorithm(
-    name="local-scgd", citation=_CITE + "; SCGD: Wang, Fang and Liu 2017",
-    init_step=local_scgd_init, client_step=local_scgd_client, sync_step=local_scgd_sync,
-    hyper=(_BETA,), sizes=lambda d, dg: (0, 2 * d + 2 * dg, 0), ledger_slots=("x", "h"),
-    helpers=(scgd_direction,), requires=_REQ, structures=_STRUCT,
+    name="local-scgd", citation=_CITE + "; SCGD: Wang, Fang and Liu 2017", hyper=(_BETA,),
+    state=State(scratch=_SCRATCH),
+    schedule=(Average(var="x"), Average(var="y", slot="h"), ModelRound()),
+    ledger_slots=("x", "h"), requires=_REQ, structures=_STRUCT,
+    numba=Steps(local_scgd_client, inner_value_init),
+    torch=Steps(local_scgd_client_torch, inner_value_init_torch),
     summary="Local-SCGD: moving-average inner state h, x and h averaged every I"))
 
 register(Algorithm(
-    name="local-scgdm", citation=_CITE,
-    init_step=local_scgdm_init, client_step=local_scgdm_client, sync_step=local_scgdm_sync,
-    hyper=(_BETA, _MOM), sizes=lambda d, dg: (d, 2 * d + 2 * dg, 0), ledger_slots=("x", "h", "u"),
-    helpers=(scgd_direction,), requires=_REQ, structures=_STRUCT,
+    name="local-scgdm", citation=_CITE, hyper=(_BETA, _MOM),
+    state=State(client={"u": "d"}, scratch=_SCRATCH),
+    schedule=(Average(var="x"), Average(var="y", slot="h"), Average(var="u"), ModelRound()),
+    ledger_slots=("x", "h", "u"), requires=_REQ, structures=_STRUCT,
+    numba=Steps(local_scgdm_client, local_scgdm_init),
+    torch=Steps(local_scgdm_client_torch, local_scgdm_init_torch),
     summary="Local-SCGDM: inner state h and momentum u; x, h and u averaged every I"))

@@ -15,7 +15,7 @@ import numpy as np
 
 from fedcomp import _validate as V
 from fedcomp import rng as _rng
-from fedcomp.algorithms import get as _get_algorithm
+from fedcomp.algorithms import get as _get_algorithm, names as _names
 from fedcomp.engine import build as _build
 from fedcomp.problems.base import Problem
 
@@ -171,7 +171,8 @@ def _result(alg, config, seed, xb, rt, rc, lg, dv, nr, compile_s, run_s):
 
 
 def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=None, seed=0,
-             stochastic=True, record_every=1, allow_no_sync=False, **hyper) -> SimulationResult:
+             stochastic=True, record_every=1, allow_no_sync=False, backend="numba",
+             device="auto", **hyper) -> SimulationResult:
     """Run `algorithm` on `problem` (every parameter: README, "Using it").
 
     Parameters
@@ -196,6 +197,13 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     allow_no_sync : bool
         Allow local_steps > iterations (no synchronisation at all: 0 rounds); without it such a
         call is a ValueError, since it usually means a wrong schedule.
+    backend : {"numba", "torch"}
+        "numba" (default): the compiled engine. "torch": the algorithm's torch steps from the same
+        definition, on the problem's torch form (:func:`fedcomp.neural.synthetic.torch_form`),
+        float64; the same samples for the same seed, so both backends agree to rounding.
+    device : {"auto", "cpu", "cuda"}
+        Where the torch backend runs ("auto": cuda when available). The numba backend runs on the
+        CPU ("auto" or "cpu").
     **hyper
         The algorithm's hyperparameters (``fedcomp.algorithms.get(name).hyper``).
 
@@ -204,8 +212,16 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     SimulationResult
     """
     seed = V.seed_value("seed", seed)
+    if backend not in ("numba", "torch"):
+        raise ValueError(f"backend must be 'numba' or 'torch', got {backend!r}")
+    if device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be one of auto, cpu, cuda, got {device!r}")
+    if backend == "numba" and device == "cuda":
+        raise ValueError("device='cuda' needs backend='torch' (the numba backend runs on the CPU)")
     alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
                                       [seed], stochastic, record_every, hyper, allow_no_sync)
+    if backend == "torch":
+        return _simulate_torch(problem, alg, hyp, tail, config, seed, device)
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     args = (problem.data, hyp, _rng.base_key(seed), *tail)
@@ -215,6 +231,57 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     out = mod.run_one(*args)
     run_s = time.perf_counter() - t1
     return _result(alg, config, seed, *out, compile_s, run_s)
+
+
+def _simulate_torch(problem, alg, hyp, tail, config, seed, device) -> SimulationResult:
+    """:func:`simulate` on the torch backend (inputs already validated by ``_prepare``)."""
+    from fedcomp.engine import torch_backend as _tb
+    from fedcomp.neural._core import require_torch, resolve_device
+    from fedcomp.neural.synthetic import torch_form
+    torch = require_torch()
+    if alg.torch is None:
+        have = [n for n in _names() if _get_algorithm(n).torch is not None]
+        raise ValueError(f"algorithm {alg.name!r} has no torch steps yet; backend='torch' "
+                         f"runs {', '.join(have)}")
+    dev = resolve_device(device)
+    P = torch_form(problem, dev)
+    T, I, exact, rec, x0a = tail[:5]
+    dg = problem.inner_dim
+    x0t = torch.as_tensor(x0a, dtype=torch.float64, device=dev)
+    y0t = torch.zeros(dg, dtype=torch.float64, device=dev)
+    hyper = {h: float(hyp[1 + i]) for i, h in enumerate(alg.hyper_names())}
+
+    def record(t, state, buf):
+        X = state["x"].detach().cpu().numpy()
+        Y = state["y"].detach().cpu().numpy()
+        xbar = X.mean(0)
+        if not (np.isfinite(X).all() and np.isfinite(Y).all()):
+            return t, xbar, np.full(len(METRICS), np.nan)
+        g = problem.grad(xbar)
+        inner = (float(np.linalg.norm(Y.mean(0) - problem.inner(xbar))) if alg.tracks_inner
+                 else np.nan)
+        return t, xbar, np.array([g @ g, problem.value(xbar),
+                                  float(((X - xbar) ** 2).sum(1).mean()), inner])
+
+    t1 = time.perf_counter()
+    out = _tb.run(alg, P, T, float(hyp[0]), hyper, I, x0t, y0t, _rng.base_key(seed), exact,
+                  record, rec)
+    run_s = time.perf_counter() - t1
+    rows, diverged, xb = [], out.diverged_at, x0a.copy()
+    for t, xbar, m in out.records:
+        if not np.isfinite(m[:2]).all():
+            diverged = t
+            break
+        rows.append((t, m))
+        xb = xbar
+    rt = np.array([t for t, _ in rows], dtype=np.int64)
+    rc = np.array([m for _, m in rows]).reshape(len(rows), len(METRICS))
+    lg = np.array([out.rounds, *(out.floats[s] for s in alg.ledger_slots)], dtype=np.int64)
+    res = _result(alg, config, seed, xb, rt, rc, lg, -1 if diverged is None else diverged,
+                  len(rows), 0.0, run_s)
+    res.config["backend"] = "torch"
+    res.config["device"] = dev
+    return res
 
 
 def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01, local_steps=1,

@@ -25,6 +25,7 @@ Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 """
 from __future__ import annotations
 
+import dis
 import hashlib
 import importlib
 import importlib.util
@@ -33,10 +34,12 @@ import os
 import sys
 import textwrap
 import time
+import types
 from pathlib import Path
 
 import numba
 
+from fedcomp.algorithms import spec as _spec
 from fedcomp.algorithms.base import Algorithm
 from fedcomp.engine import defaults as _defaults
 from fedcomp.engine import loop as _loop
@@ -92,26 +95,129 @@ def _fn_source(fn) -> str:
     return textwrap.dedent(inspect.getsource(fn))
 
 
+def _helpers(fns) -> list:
+    """Plain functions of fedcomp.algorithms that `fns` call, transitively, callees first.
+
+    A step calls its helpers by their global names; in the generated module they must be defined
+    too, so each is pasted and compiled with the step (the oracles' placeholders of
+    :mod:`fedcomp.algorithms.oracles` and compiled primitives are not helpers).
+    """
+    out, seen = [], set()
+
+    def visit(fn):
+        for ins in dis.get_instructions(fn):
+            if ins.opname != "LOAD_GLOBAL":
+                continue
+            obj = fn.__globals__.get(ins.argval)
+            if (isinstance(obj, types.FunctionType) and obj.__module__.startswith(
+                    "fedcomp.algorithms") and obj.__module__ != "fedcomp.algorithms.oracles"
+                    and obj.__name__ not in seen):
+                seen.add(obj.__name__)
+                visit(obj)
+                out.append(obj)
+
+    for fn in fns:
+        visit(fn)
+    return [h for h in out if h not in fns]
+
+
+def _arg(alg, name: str, role: str) -> str:
+    """The expression the generated wrapper passes for parameter `name` (see spec)."""
+    st = alg.state
+    hyper = alg.hyper_names()
+    if name == "eta":
+        return "hyper[0]"
+    if name in hyper:
+        return f"hyper[{1 + hyper.index(name)}]"
+    groups = {"client": ("Z", st.layout("client")), "scratch": ("W", st.layout("scratch"))}
+    if role == "client":
+        if name in ("x", "y"):
+            return f"{name.upper()}[k]"
+        for buf, lay in groups.values():
+            for var, lo, hi in lay:
+                if var == name:
+                    return f"{buf}[k, {lo}:{hi}]"
+    else:
+        if name in ("X", "Y"):
+            return name
+        for buf, lay in groups.values():
+            for var, lo, hi in lay:
+                if var.upper() == name:
+                    return f"{buf}[:, {lo}:{hi}]"
+    for var, lo, hi in st.layout("server"):
+        if var == name:
+            return f"S[{lo}:{hi}]"
+    return name  # an engine name: data, k, K, t, phase, base, exact, I, is_round, ledger
+
+
+def _call(alg, fn, role: str) -> str:
+    return f"{fn.__name__}({', '.join(_arg(alg, n, role) for n in _spec.params(fn))})"
+
+
+def _entry_code(alg, e) -> str:
+    slot = alg.ledger_slots.index
+    if isinstance(e, _spec.Average):
+        return f"avg_rows({_arg(alg, e.var.upper(), 'server')}, ledger, {slot(e.book)})"
+    if isinstance(e, _spec.ServerStep):
+        return (f"server_step_rows({_arg(alg, e.var.upper(), 'server')}, "
+                f"{_arg(alg, e.center, 'server')}, {_arg(alg, e.lr, 'server')}, ledger, "
+                f"{slot(e.book)})")
+    if isinstance(e, _spec.ModelRound):
+        return "ledger[0] += 1"
+    return _call(alg, e.numba, "server")
+
+
+def _wrappers(alg) -> tuple[list, str]:
+    """(functions to paste, source of init_step/client_step/sync_step) for a one-definition
+    algorithm: the layout of its named state resolved into views of the engine's buffers."""
+    sizes = ["    d = X.shape[1]", "    dg = Y.shape[1]", "    K = X.shape[0]"]
+    init = ["def init_step(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):", *sizes,
+            "    t = 0", "    phase = 0", "    is_round = False"]
+    if alg.numba.init is not None:
+        init += ["    for k in range(K):", f"        {_call(alg, alg.numba.init, 'client')}"]
+    sync = ["def sync_step(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, "
+            "ledger):", *sizes]
+    for e in alg.schedule:
+        if e.when == "init":
+            init.append(f"    {_entry_code(alg, e)}")
+            continue
+        conds = (["is_round"] if e.when == "round" else []) + (
+            [f"phase == {e.phase}"] if e.phase is not None else [])
+        code = _entry_code(alg, e)
+        sync.append(f"    if {' and '.join(conds)}:\n        {code}" if conds else f"    {code}")
+    client = ["def client_step(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):",
+              *sizes, f"    {_call(alg, alg.numba.client, 'client')}"]
+    fns = [f for f in (alg.numba.init, alg.numba.client) if f is not None]
+    fns += [e.numba for e in alg.schedule if isinstance(e, _spec.Server)]
+    return fns, "\n\n".join("\n".join(part) for part in (init, client, sync))
+
+
 def generate_source(alg: Algorithm, kernels: str) -> str:
     # Optional oracles the problem does not define get their defaults (engine.defaults), pasted
     # before the steps and compiled like the helpers.
     kmod = importlib.import_module(kernels)
     defaults = [fn for fn in _defaults.OPTIONAL if not hasattr(kmod, fn.__name__)]
-    fns = [*defaults, alg.init_step, alg.client_step, alg.sync_step, *alg.helpers]
+    if alg.defined_once:
+        own, wrappers = _wrappers(alg)
+        helpers = [*_helpers(own), *own]
+        roles = ()
+    else:
+        helpers, wrappers = list(alg.helpers), ""
+        roles = (("init_step", alg.init_step), ("client_step", alg.client_step),
+                 ("sync_step", alg.sync_step))
+    fns = [*defaults, *(fn for _, fn in roles), *helpers]
     seen, parts = set(), []
     for fn in fns:
         if fn.__name__ in seen:
             continue
         seen.add(fn.__name__)
         parts.append(_fn_source(fn))
-    bind = []
-    for fn in (*defaults, *alg.helpers):
-        bind.append(f"{fn.__name__} = nb.njit(cache=True, error_model='numpy', inline='always')"
-                    f"({fn.__name__})")
-    for role, fn in (("init_step", alg.init_step), ("client_step", alg.client_step),
-                     ("sync_step", alg.sync_step)):
-        bind.append(f"{role} = nb.njit(cache=True, error_model='numpy', inline='always')"
-                    f"({fn.__name__})")
+    jit = "nb.njit(cache=True, error_model='numpy', inline='always')"
+    bind = [f"{fn.__name__} = {jit}({fn.__name__})" for fn in (*defaults, *helpers)]
+    bind += [f"{role} = {jit}({fn.__name__})" for role, fn in roles]
+    if wrappers:
+        bind += ["", wrappers, ""]
+        bind += [f"{role} = {jit}({role})" for role in ("init_step", "client_step", "sync_step")]
     loop_src = "\n\n".join(_fn_source(f) for f in
                            (_loop.record_metrics, _loop.run_one, _loop.run_many))
     return "\n".join([

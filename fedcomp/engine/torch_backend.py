@@ -1,0 +1,183 @@
+"""The second backend: an algorithm's torch steps on tensors (CPU or GPU), from its one definition.
+
+The loop is the compiled engine's (:mod:`fedcomp.engine.loop`): for every iteration t and phase,
+the client step, then the schedule's exchanges in order; the same random keys
+(``sample_key(base, k, t, j)``), so that both backends draw the same samples for a seed. What
+differs is the shape of a step: a torch step updates **all clients at once**, its client
+variables being (K, n) tensors (the rows of the numba backend's buffers), and it calls the
+problem's oracles through ``p`` (:class:`Bound`), which batches them over the clients.
+
+A problem for this backend is an object with the per-client oracles of
+:mod:`fedcomp.neural.problems` (``g_value(k, x, key, exact, buf)``, ...); the simulator's
+synthetic problems get one from :func:`fedcomp.neural.synthetic.torch_form`. A problem that
+defines a batched oracle (the same name with ``_batch``: ``g_value_batch(x, keys, exact, buf)``)
+is called once for all clients instead of once per client.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+
+from fedcomp.algorithms import spec as _spec
+from fedcomp.rng import sample_key
+
+
+@nb.njit(cache=True)
+def client_keys(base, K, t, j):
+    """sample_key(base, k, t, j) for k < K, as a uint64 array."""
+    out = np.empty(K, dtype=np.uint64)
+    for k in range(K):
+        out[k] = sample_key(base, k, t, j)
+    return out
+
+
+class Bound:
+    """The problem's oracles for one run (the ``p`` of torch steps): batched over the clients,
+    with the run's exactness, keys and the clients' BatchNorm statistics bound in."""
+
+    def __init__(self, problem, base, exact: bool, buf):
+        self.problem, self.base, self.exact, self.buf = problem, np.uint64(base), exact, buf
+        self.K = problem.num_clients
+        self.has_h = bool(getattr(problem, "has_h", False))
+
+    def key(self, t: int, j: int = 0) -> np.ndarray:
+        """The keys of sample j of every client at iteration t, (K,)."""
+        return client_keys(self.base, self.K, t, j)
+
+    def _b(self, k):
+        return self.buf[k] if self.buf.shape[1] else None
+
+    def _each(self, name, keys, *rows):
+        batched = getattr(self.problem, name + "_batch", None)
+        if batched is not None:
+            return batched(*rows, keys, self.exact, self.buf)
+        torch = _torch()
+        fn = getattr(self.problem, name)
+        return torch.stack([fn(k, *(r[k] for r in rows), keys[k], self.exact, self._b(k))
+                            for k in range(self.K)])
+
+    # global-inner and local-inner problems (FedDRO (2), ComFedL (1))
+    def g_value(self, x, keys):
+        """g_k(x_k; zeta(keys[k])) for every client, (K, d_g)."""
+        return self._each("g_value", keys, x)
+
+    def g_value2(self, x1, x2, keys):
+        """g_k at two points with one sample per client (FedDRO (8))."""
+        return self.g_value(x1, keys), self.g_value(x2, keys)
+
+    def g_vjp(self, x, v, keys):
+        """grad g_k(x_k; zeta) v_k for every client, (K, d)."""
+        return self._each("g_vjp", keys, x, v)
+
+    def h_grad(self, x, keys):
+        """grad h_k(x_k; xi) for every client, (K, d) (zeros without h)."""
+        return self._each("h_grad", keys, x)
+
+    def f_grad(self, y):
+        """grad f(y_k) for every row of y, (K, d_g)."""
+        torch = _torch()
+        return torch.stack([self.problem.f_grad(y[k]) for k in range(y.shape[0])])
+
+
+def _torch():
+    from fedcomp.neural._core import require_torch
+    return require_torch()
+
+
+@dataclass
+class TorchRun:
+    """The end state of a torch run: named state, ledger, divergence."""
+    state: dict
+    buf: object
+    rounds: int
+    floats: dict
+    diverged_at: int | None
+    seconds: float
+    records: list = field(default_factory=list)
+
+
+def _kwargs(fn, env: dict) -> dict:
+    return {n: env[n] for n in _spec.params(fn)}
+
+
+def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int, x0, y0,
+        base, exact: bool, record, record_every: int, buffers0=None, progress=None) -> TorchRun:
+    """Run `alg`'s torch steps on `problem` (validated inputs; see :func:`fedcomp.simulate`).
+
+    ``record(t, state, buf)`` is called at t = 0, after every ``record_every`` iterations and
+    after the last; its return value is kept in ``TorchRun.records``.
+    """
+    torch = _torch()
+    if alg.torch is None:
+        raise ValueError(f"algorithm {alg.name!r} has no torch steps")
+    K = problem.num_clients
+    d = x0.shape[0]
+    dg = y0.shape[0]
+    st = alg.state
+    state = {"x": x0[None, :].repeat(K, 1).clone(), "y": y0[None, :].repeat(K, 1).clone()}
+    for name, size in st.client.items():
+        state[name] = torch.zeros((K, _spec.size_of(size, d, dg)), dtype=x0.dtype,
+                                  device=x0.device)
+    server = {name: torch.zeros(_spec.size_of(size, d, dg), dtype=x0.dtype, device=x0.device)
+              for name, size in st.server.items()}
+    if buffers0 is None:
+        buffers0 = torch.zeros(0, dtype=x0.dtype, device=x0.device)
+    buf = buffers0[None, :].repeat(K, 1).clone()
+    floats = {s: 0 for s in alg.ledger_slots}
+    rounds = 0
+    p = Bound(problem, base, exact, buf)
+    env = {"p": p, "K": K, "I": local_steps, "eta": float(eta), **hyper, **state, **server,
+           **{n.upper(): v for n, v in state.items()}}
+
+    def exchange(e):
+        nonlocal rounds
+        if isinstance(e, _spec.Average):
+            M = state[e.var]
+            M[:] = M.mean(0, keepdim=True)
+            floats[e.book] += int(M.numel())
+        elif isinstance(e, _spec.ServerStep):
+            M, c = state[e.var], server[e.center]
+            c -= env[e.lr] * (c[None, :] - M).mean(0)
+            M[:] = c[None, :]
+            floats[e.book] += int(M.numel())
+        elif isinstance(e, _spec.ModelRound):
+            rounds += 1
+            if buf.shape[1]:
+                buf[:] = buf.mean(0, keepdim=True)
+        else:
+            e.torch(**_kwargs(e.torch, env))
+
+    t0 = time.perf_counter()
+    env.update(t=0, phase=0, is_round=False)
+    if alg.torch.init is not None:
+        alg.torch.init(**_kwargs(alg.torch.init, env))
+    for e in alg.schedule:
+        if e.when == "init":
+            exchange(e)
+    records = [record(0, state, buf)]
+    diverged = None
+    T, I = iterations, local_steps
+    for t in range(T):
+        env["t"] = t
+        env["is_round"] = (t + 1) % I == 0
+        for ph in range(alg.n_phases):
+            env["phase"] = ph
+            alg.torch.client(**_kwargs(alg.torch.client, env))
+            for e in alg.schedule:
+                if e.when == "init" or (e.when == "round" and not env["is_round"]) or (
+                        e.phase is not None and e.phase != ph):
+                    continue
+                exchange(e)
+        if progress is not None:
+            progress(1)
+        if not (bool(torch.isfinite(state["x"]).all()) and bool(torch.isfinite(state["y"]).all())):
+            diverged = t + 1
+            break
+        if (t + 1) % record_every == 0 or t + 1 == T:
+            records.append(record(t + 1, state, buf))
+    return TorchRun(state=state | {f"server:{n}": v for n, v in server.items()}, buf=buf,
+                    rounds=rounds, floats=floats, diverged_at=diverged,
+                    seconds=time.perf_counter() - t0, records=records)

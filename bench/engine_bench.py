@@ -362,12 +362,13 @@ class Workload:
         st = self.stochastic if stochastic is None else stochastic
         return fedcomp.simulate(self.problem, "feddro", iterations=T, eta=self.eta,
                                 local_steps=self.I, seed=seed, stochastic=st, record_every=T,
-                                beta=self.beta)
+                                beta=self.beta, allow_no_sync=T < self.I)
 
     def engine_many(self, T, n_seeds):
         return fedcomp.simulate_many(self.problem, "feddro", seeds=range(n_seeds), iterations=T,
                                      eta=self.eta, local_steps=self.I,
-                                     stochastic=self.stochastic, record_every=T, beta=self.beta)
+                                     stochastic=self.stochastic, record_every=T, beta=self.beta,
+                                     allow_no_sync=T < self.I)
 
     def hand(self, T, seed=0, stochastic=None):
         st = self.stochastic if stochastic is None else stochastic

@@ -98,6 +98,28 @@ class Algorithm:
     def hyper_names(self) -> list[str]:
         return [h.name for h in self.hyper]
 
+    def resolve_hyper(self, eta: float, local_steps: int, hyper: dict) -> dict:
+        """Every hyperparameter's checked value (given, else its default), in declared order,
+        after the coupled constraints of ``check_hyper``; a ValueError names the offender and
+        the accepted range. Both backends call this, so they accept exactly the same input."""
+        unknown = sorted(set(hyper) - set(self.hyper_names()))
+        if unknown:
+            acc = ", ".join(f"{h.name} in {h.range_text()}" for h in self.hyper) or "none"
+            raise ValueError(f"unknown hyperparameter(s) {unknown} for {self.name!r}; "
+                             f"it accepts: {acc}")
+        resolved = {}
+        for h in self.hyper:
+            if h.name in hyper:
+                resolved[h.name] = h.check(hyper[h.name])
+            elif h.default is not None:
+                resolved[h.name] = h.default
+            else:
+                raise ValueError(f"missing hyperparameter {h.name} for {self.name!r}: "
+                                 f"give {h.name}= a value in {h.range_text()}")
+        if self.check_hyper is not None:
+            self.check_hyper({"eta": eta, "local_steps": local_steps, **resolved})
+        return resolved
+
     @property
     def defined_once(self) -> bool:
         """True when the algorithm is one definition (named state, schedule, steps per backend)."""

@@ -118,25 +118,8 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
     eta_v = V.real_in("eta", eta, 0.0)
     if not isinstance(stochastic, (bool, np.bool_)):
         raise ValueError(f"stochastic must be True or False, got {stochastic!r}")
-    unknown = sorted(set(hyper) - set(alg.hyper_names()))
-    if unknown:
-        acc = ", ".join(f"{h.name} in {h.range_text()}" for h in alg.hyper) or "none"
-        raise ValueError(f"unknown hyperparameter(s) {unknown} for {alg.name!r}; "
-                         f"it accepts: {acc}")
-    values = [eta_v]
-    resolved = {}
-    for h in alg.hyper:
-        if h.name in hyper:
-            v = h.check(hyper[h.name])
-        elif h.default is not None:
-            v = h.default
-        else:
-            raise ValueError(f"missing hyperparameter {h.name} for {alg.name!r}: "
-                             f"give {h.name}= a value in {h.range_text()}")
-        values.append(v)
-        resolved[h.name] = v
-    if alg.check_hyper is not None:
-        alg.check_hyper({"eta": eta_v, "local_steps": I, **resolved})
+    resolved = alg.resolve_hyper(eta_v, I, hyper)
+    values = [eta_v, *resolved.values()]
     if problem.structure not in alg.structures:
         raise ValueError(f"algorithm {alg.name!r} solves {', '.join(alg.structures)} problems; "
                          f"{type(problem).__name__} is {problem.structure}")
@@ -251,7 +234,7 @@ def _simulate_torch(problem, alg, hyp, tail, config, seed, device) -> Simulation
     y0t = torch.zeros(dg, dtype=torch.float64, device=dev)
     hyper = {h: float(hyp[1 + i]) for i, h in enumerate(alg.hyper_names())}
 
-    def record(t, state, buf):
+    def record(t, state, buf, rounds):
         X = state["x"].detach().cpu().numpy()
         Y = state["y"].detach().cpu().numpy()
         xbar = X.mean(0)

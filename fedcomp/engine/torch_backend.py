@@ -81,6 +81,12 @@ class Bound:
         torch = _torch()
         return torch.stack([self.problem.f_grad(y[k]) for k in range(y.shape[0])])
 
+    # minimax problems (AUC paper (4))
+
+    # conditional problems (FCSG paper (1))
+
+    # local-inner problems: ComFedL and its baselines
+
 
 def _torch():
     from fedcomp.neural._core import require_torch
@@ -107,7 +113,7 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
         base, exact: bool, record, record_every: int, buffers0=None, progress=None) -> TorchRun:
     """Run `alg`'s torch steps on `problem` (validated inputs; see :func:`fedcomp.simulate`).
 
-    ``record(t, state, buf)`` is called at t = 0, after every ``record_every`` iterations and
+    ``record(t, state, buf, rounds)`` is called at t = 0, after every ``record_every`` iterations and
     after the last; its return value is kept in ``TorchRun.records``.
     """
     torch = _torch()
@@ -157,7 +163,7 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     for e in alg.schedule:
         if e.when == "init":
             exchange(e)
-    records = [record(0, state, buf)]
+    records = [record(0, state, buf, rounds)]
     diverged = None
     T, I = iterations, local_steps
     for t in range(T):
@@ -177,7 +183,7 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
             diverged = t + 1
             break
         if (t + 1) % record_every == 0 or t + 1 == T:
-            records.append(record(t + 1, state, buf))
+            records.append(record(t + 1, state, buf, rounds))
     return TorchRun(state=state | {f"server:{n}": v for n, v in server.items()}, buf=buf,
                     rounds=rounds, floats=floats, diverged_at=diverged,
                     seconds=time.perf_counter() - t0, records=records)

@@ -139,18 +139,41 @@ def _register(alg):
     return alg
 
 
+# the neural problems' structure -> the simulator's (FCSG (1) is local-inner with extra oracles)
+_AS_SIM = {"conditional": "local-inner"}
+
+
+def _defined_once(name: str):
+    """The one definition of `name` when it has torch steps (fedcomp.algorithms), else None."""
+    from fedcomp import algorithms as A
+    if name in A.names() and A.get(name).torch is not None:
+        return A.get(name)
+    return None
+
+
 def names(structure: str | None = None) -> list[str]:
-    """Sorted names of the neural algorithms (optionally those for one problem structure)."""
-    return sorted(n for n, a in _REGISTRY.items() if structure in (None, a.structure))
+    """Sorted names of the algorithms the neural backend runs (optionally for one structure)."""
+    from fedcomp import algorithms as A
+    out = {n for n, a in _REGISTRY.items() if structure in (None, a.structure)}
+    for n in A.names():
+        alg = _defined_once(n)
+        if alg is not None and (structure is None or _AS_SIM.get(structure, structure)
+                                in alg.structures):
+            out.add(n)
+    return sorted(out)
 
 
-def get(name: str) -> NeuralAlgorithm:
+def get(name: str):
+    """The algorithm `name`: its one definition (fedcomp.algorithms) when it has torch steps."""
+    alg = _defined_once(name)
+    if alg is not None:
+        return alg
     if name not in _REGISTRY:
         raise ValueError(f"unknown neural algorithm {name!r}; valid names: {', '.join(names())}")
     return _REGISTRY[name]
 
 
-# --- global-inner ---------------------------------------------------------------------------
+# --- helpers of the algorithms not yet moved to one definition (issue 14) ------------------
 def _buf(st, k):
     return st.buf[k] if st.buf.shape[1] else None
 
@@ -167,190 +190,8 @@ def _momentum_sync(names_):
     return sync
 
 
-def _comp_grad(P, st, k, x, y, kg, kh, c):
-    v = P.f_grad(y)
-    g = P.g_vjp(k, x, v, kg, c.exact, _buf(st, k))
-    if P.has_h:
-        g = g + P.h_grad(k, x, kh, c.exact, _buf(st, k))
-    return g
-
-
-def _init_inner_mean(P, st, c):
-    for k in range(P.num_clients):
-        st.Y[k] = P.g_value(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
-    st.avg("Y")
-
-
-def _fedavg_client(P, st, k, t, c, phase):
-    x, eta = st.X[k], c.hyper["eta"]
-    x -= eta * _comp_grad(P, st, k, x, st.Y[k], c.key(k, t, 0), c.key(k, t, 1), c)
-    st.Y[k] = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
-
-
-def _fedavg1_sync(P, st, t, is_round, c, phase):
-    if is_round:
-        st.avg("X")
-        st.model_round()
-        for k in range(P.num_clients):
-            st.Y[k] = P.g_value(k, st.X[k], c.key(k, t + 1, 0), c.exact, _buf(st, k))
-
-
-def _fedavg2_sync(P, st, t, is_round, c, phase):
-    if is_round:
-        st.avg("X")
-        st.avg("Y")
-        st.model_round()
-
-
-def _fedavg_mod_sync(P, st, t, is_round, c, phase):
-    st.avg("Y")
-    if is_round:
-        st.avg("X")
-        st.model_round()
-
-
-def _feddro_init(P, st, c):
-    _init_inner_mean(P, st, c)
-    st.z["xanchor"] = st.X.clone()  # (8)'s anchor: the client's own previous iterate
-
-
-def _feddro_step(P, st, k, t, c, xp):
-    """x_k -= eta (7); then (8): y_k <- (1 - beta)(y_k - g_k(xp; zeta)) + g_k(x_k; zeta)."""
-    x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
-    x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
-    key = c.key(k, t + 1, 0)
-    ga = P.g_value(k, xp, key, c.exact, _buf(st, k))
-    gb = P.g_value(k, x, key, c.exact, _buf(st, k))
-    st.Y[k] = (1.0 - beta) * (y - ga) + gb
-
-
-def _feddro_client(P, st, k, t, c, phase):
-    # as fedcomp.algorithms.feddro: (8) subtracts g_k at the client's own previous iterate
-    # (before any averaging), not at the averaged model
-    _feddro_step(P, st, k, t, c, st.z["xanchor"][k].clone())
-    st.z["xanchor"][k] = st.X[k].detach().clone()
-
-
-def _feddro_literal_client(P, st, k, t, c, phase):
-    # feddro-literal: (8) subtracts g_k at the current, possibly just averaged, model (the box
-    # read literally; fedcomp.algorithms.feddro explains why it stalls)
-    _feddro_step(P, st, k, t, c, st.X[k].detach().clone())
-
-
-def _dsfeddro_init(P, st, c):
-    _init_inner_mean(P, st, c)
-    st.s["x"] = st.X[0].clone()
-    st.s["y"] = st.Y[0].clone()
-
-
-def _dsfeddro_client(P, st, k, t, c, phase):
-    x, y, beta = st.X[k], st.Y[k], c.hyper["beta"]
-    x -= c.hyper["eta"] * _comp_grad(P, st, k, x, y, c.key(k, t, 0), c.key(k, t, 1), c)
-    gb = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
-    st.Y[k] = (1.0 - beta) * y + beta * gb
-
-
-def _server_step(st, name, center, lr):
-    """DS-FedDRO step 7: center -= lr * mean_k (center - M_k); every row <- center."""
-    M = getattr(st, name)
-    center -= lr * (center[None, :] - M).mean(0)
-    M[:] = center[None, :]
-    st.floats[name] = st.floats.get(name, 0) + int(M.numel())
-
-
-def _dsfeddro_sync(P, st, t, is_round, c, phase):
-    if is_round:
-        _server_step(st, "X", st.s["x"], c.hyper["server_lr_x"])
-        _server_step(st, "Y", st.s["y"], c.hyper["server_lr_y"])
-        st.model_round()
-
-
 def _noop_init(P, st, c):
     pass
-
-
-def _mbsgd_client(P, st, k, t, c, phase):
-    if phase == 0:
-        st.Y[k] = P.g_value(k, st.X[k], c.key(k, t, 0), c.exact, _buf(st, k))
-    else:
-        st.z["grad"][k] = _comp_grad(P, st, k, st.X[k], st.Y[k], c.key(k, t, 0),
-                                     c.key(k, t, 1), c)
-
-
-def _mbsgd_sync(P, st, t, is_round, c, phase):
-    if phase == 0:
-        st.avg("Y")
-    else:
-        G = st.z["grad"]
-        st.avg("grad", G)
-        st.X -= c.hyper["eta"] * G
-        st.model_round()
-
-
-def _scgd_direction(P, st, k, x, h, key, c):
-    """grad g_k(x; xi)^T grad f(h) (+ grad h_k(x; xi)), one sample xi for both (as
-    fedcomp.algorithms.local_scgd.scgd_direction)."""
-    return _comp_grad(P, st, k, x, h, key, key, c)
-
-
-def _local_scgd_init(P, st, c):
-    for k in range(P.num_clients):
-        st.Y[k] = P.g_value(k, st.X[k], c.key(k, 0, 0), c.exact, _buf(st, k))
-
-
-def _local_scgd_client(P, st, k, t, c, phase):
-    x, beta = st.X[k], c.hyper["beta"]
-    x -= c.hyper["eta"] * _scgd_direction(P, st, k, x, st.Y[k], c.key(k, t, 0), c)
-    gv = P.g_value(k, x, c.key(k, t + 1, 0), c.exact, _buf(st, k))
-    st.Y[k] = (1.0 - beta) * st.Y[k] + beta * gv
-
-
-def _local_scgdm_init(P, st, c):
-    st.z["u"] = torch.empty_like(st.X)
-    for k in range(P.num_clients):
-        key = c.key(k, 0, 0)
-        st.Y[k] = P.g_value(k, st.X[k], key, c.exact, _buf(st, k))
-        st.z["u"][k] = _scgd_direction(P, st, k, st.X[k], st.Y[k], key, c)
-
-
-def _local_scgdm_client(P, st, k, t, c, phase):
-    x, beta, alpha = st.X[k], c.hyper["beta"], c.hyper["momentum"]
-    x -= c.hyper["eta"] * st.z["u"][k]
-    key = c.key(k, t + 1, 0)
-    gv = P.g_value(k, x, key, c.exact, _buf(st, k))
-    st.Y[k] = (1.0 - beta) * st.Y[k] + beta * gv
-    gx = _scgd_direction(P, st, k, x, st.Y[k], key, c)
-    st.z["u"][k] = (1.0 - alpha) * st.z["u"][k] + alpha * gx
-
-
-_FEDDRO = "Khanduri et al., FedDRO paper"
-_register(NeuralAlgorithm("fedavg-case1", _FEDDRO + ", Algorithm 1, Case I", "global-inner",
-                          _init_inner_mean, _fedavg_client, _fedavg1_sync))
-_register(NeuralAlgorithm("fedavg-case2", _FEDDRO + ", Algorithm 1, Case II", "global-inner",
-                          _init_inner_mean, _fedavg_client, _fedavg2_sync))
-_register(NeuralAlgorithm("fedavg-modified", _FEDDRO + ", Theorem 4.2", "global-inner",
-                          _init_inner_mean, _fedavg_client, _fedavg_mod_sync))
-_register(NeuralAlgorithm("feddro", _FEDDRO + ", Algorithm 2, eqs. (7)-(8)", "global-inner",
-                          _feddro_init, _feddro_client, _fedavg_mod_sync, hyper=("beta",)))
-_register(NeuralAlgorithm("feddro-literal",
-                          _FEDDRO + ", Algorithm 2 read literally (fedcomp.algorithms.feddro)",
-                          "global-inner", _init_inner_mean, _feddro_literal_client,
-                          _fedavg_mod_sync, hyper=("beta",)))
-_register(NeuralAlgorithm("ds-feddro", _FEDDRO + ", Algorithm 3", "global-inner",
-                          _dsfeddro_init, _dsfeddro_client, _dsfeddro_sync,
-                          hyper=("beta", "server_lr_x", "server_lr_y")))
-_register(NeuralAlgorithm("mbsgd", _FEDDRO + ", section 6 (Ghadimi & Lan 2013)", "global-inner",
-                          _noop_init, _mbsgd_client, _mbsgd_sync, n_phases=2,
-                          fixed_local_steps=1))
-
-
-_SCGD = ("Gao, Li and Huang (ICML 2022), baselines of Wu et al. (FCSG paper) 5.2; "
-         "fedcomp.algorithms.local_scgd")
-_register(NeuralAlgorithm("local-scgd", "Local-SCGD: " + _SCGD, "global-inner",
-                          _local_scgd_init, _local_scgd_client, _fedavg2_sync, hyper=("beta",)))
-_register(NeuralAlgorithm("local-scgdm", "Local-SCGDM: " + _SCGD, "global-inner",
-                          _local_scgdm_init, _local_scgdm_client,
-                          _momentum_sync(("X", "Y", "u")), hyper=("beta", "momentum")))
 
 
 # --- minimax: AUC ---------------------------------------------------------------------------
@@ -663,6 +504,11 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
     **hyper
         The algorithm's hyperparameters.
     """
+    one = _defined_once(algorithm)
+    if one is not None:
+        return _run_defined_once(one, problem, iterations, eta, local_steps, x0, y0, seed,
+                                 stochastic, evaluate, eval_every, progress, desc, buffers0,
+                                 hyper)
     alg = get(algorithm)
     if alg.structure != problem.structure:
         raise ValueError(f"algorithm {algorithm!r} needs a {alg.structure} problem, got a "
@@ -683,20 +529,9 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
         lopen = h not in ("prox_coef", "stage_rounds", "momentum", "q")
         hyp[h] = V.real_in(h, v, 0.0, hi, low_open=lopen, high_open=hopen)
     K = problem.num_clients
-    model = problem.model
-    p0 = model.initial_vector()
-    x0 = p0 if x0 is None else torch.as_tensor(x0, dtype=p0.dtype, device=p0.device)
-    if x0.shape != (model.dim,):
-        raise ValueError(f"x0 must have shape ({model.dim},), got {tuple(x0.shape)}")
-    dg = getattr(problem, "inner_dim", getattr(problem, "dual_dim", 0))
-    Y = torch.zeros((K, dg), dtype=p0.dtype, device=p0.device)
-    if y0 is not None:
-        Y[:] = torch.as_tensor(y0, dtype=p0.dtype, device=p0.device)[None, :]
-    b0 = model.initial_buffers() if buffers0 is None else buffers0
-    st = NeuralState(X=x0[None, :].repeat(K, 1).clone(), Y=Y,
+    x0, y, b0 = _initial(problem, x0, y0, buffers0)
+    st = NeuralState(X=x0[None, :].repeat(K, 1).clone(), Y=y[None, :].repeat(K, 1).clone(),
                      buf=b0[None, :].repeat(K, 1).clone())
-    if algorithm == "mbsgd":
-        st.z["grad"] = torch.zeros_like(st.X)
     c = Ctx(base=base_key(seed), I=I, exact=not stochastic, hyper=hyp)
     every = eval_every or I
     history, diverged = [], None
@@ -734,3 +569,60 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
     return NeuralResult(algorithm, st.X.mean(0), st.buf.mean(0), history, st.rounds,
                         int(sum(floats.values())), floats, diverged,
                         time.perf_counter() - t0, st)
+
+
+def _initial(problem, x0, y0, buffers0):
+    model = problem.model
+    p0 = model.initial_vector()
+    x0 = p0 if x0 is None else torch.as_tensor(x0, dtype=p0.dtype, device=p0.device)
+    if x0.shape != (model.dim,):
+        raise ValueError(f"x0 must have shape ({model.dim},), got {tuple(x0.shape)}")
+    dg = getattr(problem, "inner_dim", getattr(problem, "dual_dim", 0))
+    y = torch.zeros(dg, dtype=p0.dtype, device=p0.device)
+    if y0 is not None:
+        y[:] = torch.as_tensor(y0, dtype=p0.dtype, device=p0.device)
+    b0 = model.initial_buffers() if buffers0 is None else buffers0
+    return x0, y, b0
+
+
+def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, stochastic,
+                      evaluate, eval_every, progress, desc, buffers0, hyper) -> NeuralResult:
+    """:func:`run` through the algorithm's one definition (fedcomp.engine.torch_backend)."""
+    from fedcomp.engine import torch_backend as TB
+    if _AS_SIM.get(problem.structure, problem.structure) not in alg.structures:
+        raise ValueError(f"algorithm {alg.name!r} solves {', '.join(alg.structures)} problems, "
+                         f"got a {problem.structure} one")
+    T = V.positive_int("iterations", iterations)
+    I = V.positive_int("local_steps", local_steps)
+    if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
+        raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {alg.name}, got {I}")
+    eta_v = V.real_in("eta", eta, 0.0)
+    resolved = alg.resolve_hyper(eta_v, I, hyper)
+    x0, y, b0 = _initial(problem, x0, y0, buffers0)
+    history = []
+    t0 = time.perf_counter()
+
+    def record(t, state, buf, rounds):
+        row = {"algorithm": alg.name, "t": t, "round": rounds,
+               "seconds": time.perf_counter() - t0}
+        if evaluate is not None:
+            row.update(evaluate(state["x"].mean(0), buf.mean(0)))
+        history.append(row)
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=T, desc=desc or alg.name, leave=False)
+    out = TB.run(alg, problem, T, eta_v, resolved, I, x0, y, base_key(seed), not stochastic,
+                 record, eval_every or I, buffers0=b0,
+                 progress=None if bar is None else bar.update)
+    if bar is not None:
+        bar.close()
+    st = NeuralState(X=out.state["x"], Y=out.state["y"], buf=out.buf,
+                     z={n: v for n, v in out.state.items() if n not in ("x", "y")
+                        and not n.startswith("server:")},
+                     s={n[7:]: v for n, v in out.state.items() if n.startswith("server:")},
+                     rounds=out.rounds, floats=dict(out.floats))
+    return NeuralResult(alg.name, st.X.mean(0), st.buf.mean(0), history, out.rounds,
+                        int(sum(out.floats.values())), dict(out.floats), out.diverged_at,
+                        out.seconds, st)

@@ -83,8 +83,14 @@ def _kl_form(problem, device, dtype):
 
 
 def _forms():
-    from fedcomp.problems import KLDRO, LinearQuadratic
-    return {LinearQuadratic: LinearQuadraticTorch, KLDRO: _kl_form}
+    from fedcomp import problems as P
+    return {
+        P.LinearQuadratic: LinearQuadraticTorch,
+        P.KLDRO: _kl_form,
+        # minimax (AUC paper)
+        # conditional (FCSG paper)
+        # local-inner (ComFedL paper)
+    }
 
 
 def supported() -> list[str]:

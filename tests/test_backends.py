@@ -53,6 +53,28 @@ def test_every_algorithm_has_cases_and_one_definition():
 
 
 
+def _step_functions(alg):
+    from fedcomp.algorithms.spec import Server
+    from fedcomp.engine.build import _helpers
+    fns = [f for steps in (alg.numba, alg.torch) if steps is not None
+           for f in (steps.client, steps.init) if f is not None]
+    fns += [f for e in alg.schedule if isinstance(e, Server) for f in (e.numba, e.torch)
+            if f is not None]
+    return fns + _helpers(fns)
+
+
+@pytest.mark.parametrize("name", sorted(set(names()) - PENDING))
+def test_steps_import_every_name_they_call(name):
+    """A reader and a linter can follow every call: each global name a step or helper uses is
+    bound in its own module (the oracles to the placeholders of fedcomp.algorithms.oracles)."""
+    import builtins
+    import dis
+    for fn in _step_functions(get(name)):
+        unbound = {i.argval for i in dis.get_instructions(fn) if i.opname == "LOAD_GLOBAL"
+                   and i.argval not in fn.__globals__ and not hasattr(builtins, i.argval)}
+        assert not unbound, f"{fn.__module__}.{fn.__name__} uses {sorted(unbound)} unimported"
+
+
 @pytest.fixture(scope="module")
 def cases():
     return C.problems()

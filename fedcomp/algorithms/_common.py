@@ -28,6 +28,12 @@ def compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx):
         x[j] -= eta * gx[j]
 
 
+def copy_into(dst, src):
+    """dst <- src, element by element (a plain loop: no broadcasting machinery)."""
+    for j in range(dst.shape[0]):
+        dst[j] = src[j]
+
+
 def moving_average(y, beta, g):
     """y <- (1 - beta) y + beta g."""
     for i in range(y.shape[0]):

@@ -38,7 +38,7 @@ Interpretations:
   t+1, as the paper's indices say.
 """
 from fedcomp.algorithms._common import (compositional_step, compositional_step_torch,
-                                       moving_average)
+                                       copy_into, moving_average)
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 from fedcomp.algorithms.fedavg import inner_value_init, inner_value_init_torch
 from fedcomp.algorithms.oracles import g_value, g_value2
@@ -53,7 +53,7 @@ _CITE = "Khanduri et al., FedDRO paper"
 # --- numba: one client --------------------------------------------------------------------
 def feddro_init(data, k, x, y, anchor, base, exact):
     inner_value_init(data, k, x, y, base, exact)
-    anchor[:] = x
+    copy_into(anchor, x)
 
 
 def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
@@ -67,12 +67,12 @@ def feddro_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, 
     # anchor: the client's own previous iterate (before any averaging), where (8) subtracts g_k
     compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
     hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
-    anchor[:] = x
+    copy_into(anchor, x)
 
 
 def feddro_literal_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
     # the literal reading: (8) subtracts g_k at the current, possibly just averaged, model
-    anchor[:] = x
+    copy_into(anchor, x)
     compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
     hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
 
@@ -85,8 +85,8 @@ def dsfeddro_client(data, k, t, x, y, v, gx, hx, gb, eta, beta, base, exact):
 
 def dsfeddro_server_init(X, Y, x_server, y_server):
     """The server's x^0 and y^0: the common initial model and ybar^0."""
-    x_server[:] = X[0]
-    y_server[:] = Y[0]
+    copy_into(x_server, X[0])
+    copy_into(y_server, Y[0])
 
 
 # --- torch: all clients -------------------------------------------------------------------

@@ -28,10 +28,6 @@ HERE = Path(__file__).resolve().parent
 # buffers, and a second torch copy in fedcomp.neural.algorithms). The set may only shrink.
 PENDING = {
     # minimax (AUC paper)
-    "coda",
-    "localscgdam",
-    "localsgdam",
-    "localsgdm",
     # conditional (FCSG paper)
     "acc-fcsg-m",
     "fcsg",

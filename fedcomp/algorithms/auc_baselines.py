@@ -46,9 +46,27 @@ cross-entropy gradient of client k (``ce_grad``; a and b of x are untouched).
 
 Samples: the gradient at x_t uses ``sample_key(base, k, t, 1)`` (zeta, outer samples) for CoDA,
 index t + 1 for LocalSGDAM (as in LocalSCGDAM), and ``sample_key(base, k, t, 0)`` (xi) for the
-cross-entropy of LocalSGDM. Ledger slots: "x", "y" (the dual alpha), and the momenta.
+cross-entropy of LocalSGDM.
+
+State (:mod:`fedcomp.algorithms.spec`): x the model; y (the engine's inner estimate) is unused:
+these methods keep no estimate of g (``tracks_inner=False``). Per client: ``dual`` (alpha, one
+entry) for CoDA and LocalSGDAM; CoDA's ``vref`` (d), the stage's reference point v_{s-1}, which
+every client sets from the averaged model it has just received (no upload), and the server's
+counters ``rounds_done`` and ``stage`` (the step is eta / stage_decay^stage); LocalSGDAM's momenta
+``u`` = d_x (d) and ``v`` = d_y (1); LocalSGDM's momentum ``u`` (d). Ledger slots: "x", "y" (the
+dual alpha), and the momenta "u", "v"; one model round every I iterations.
+
+Both backends (numba: one client; torch: all clients at once) take the same steps with the same
+samples; the torch steps call the problem's ``outer_grads`` (the kernels' outer_grad_inner and
+outer_grad_dual at one sample) and ``ce_grad``, and project the dual after each dual step with the
+problem's ``project_dual`` (a neural problem's AUC-M floor ``dual_floor``; the simulator's kernels
+have no constraint on the dual, so the numba steps have none and the torch projection does
+nothing on them).
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.oracles import ce_grad, outer_grad_dual, outer_grad_inner
+from fedcomp.algorithms.spec import Average, ModelRound, Server, State, Steps
+from fedcomp.rng import sample_key
 
 _ZHANG = "cited as a baseline in Zhang et al. (AUC paper), section 6.1"
 
@@ -56,64 +74,75 @@ _ZHANG = "cited as a baseline in Zhang et al. (AUC paper), section 6.1"
 # --------------------------------------------------------------------------------------------
 # CoDA
 # --------------------------------------------------------------------------------------------
-def coda_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    K, d = X.shape
-    for k in range(K):
-        Z[k, 0] = 0.0
-        for j in range(d):
-            Z[k, 1 + j] = X[k, j]
-    S[0] = 0.0
-    S[1] = 0.0
+# --- numba: one client ------------------------------------------------------------------------
+def coda_init(x, vref):
+    """The first stage's reference point v_0 = x_0."""
+    vref[:] = x
 
 
-def coda_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    prox = hyper[1]
-    step = hyper[0] / hyper[3] ** S[1]
-    x = X[k]
-    z = Z[k]
-    w = W[k]
-    ydual = z[0:1]
-    vref = z[1:1 + d]
+def coda_client(data, k, t, x, dual, vref, fu, fd, eta, prox_coef, stage_decay, stage, base,
+                exact):
+    step = eta / stage_decay ** stage[0]
     key = sample_key(base, k, t, 1)
-    fu = w[:d]
-    fd = w[d:d + 1]
-    outer_grad_inner(data, k, x, ydual, key, exact, fu)
-    outer_grad_dual(data, k, x, ydual, key, exact, fd)
-    for j in range(d):
-        x[j] -= step * (fu[j] + prox * (x[j] - vref[j]))
-    ydual[0] += step * fd[0]
+    outer_grad_inner(data, k, x, dual, key, exact, fu)
+    outer_grad_dual(data, k, x, dual, key, exact, fd)
+    for j in range(x.shape[0]):
+        x[j] -= step * (fu[j] + prox_coef * (x[j] - vref[j]))
+    dual[0] += step * fd[0]
 
 
-def coda_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        K, d = X.shape
-        avg_rows(X, ledger, 0)
-        avg_rows(Z[:, 0:1], ledger, 1)
-        ledger[0] += 1
-        S[0] += 1.0
-        rounds_per_stage = int(hyper[2])
-        if rounds_per_stage > 0 and int(S[0]) % rounds_per_stage == 0:
-            S[1] += 1.0
-            for k in range(K):
-                for j in range(d):
-                    Z[k, 1 + j] = X[k, j]
+def coda_stage(X, VREF, rounds_done, stage, stage_rounds):
+    """After a round: a stage ends every ``stage_rounds`` rounds; then the reference point
+    becomes the averaged model (every client has it) and the step is divided once more."""
+    rounds_done[0] += 1.0
+    rounds_per_stage = int(stage_rounds)
+    if rounds_per_stage > 0 and int(rounds_done[0]) % rounds_per_stage == 0:
+        stage[0] += 1.0
+        for k in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                VREF[k, j] = X[k, j]
+
+
+# --- torch: all clients -----------------------------------------------------------------------
+def coda_init_torch(x, vref):
+    vref.copy_(x)
+
+
+def coda_client_torch(p, t, x, dual, vref, eta, prox_coef, stage_decay, stage):
+    step = eta / stage_decay ** float(stage[0])
+    fu, fd = p.outer_grads(x, dual, p.key(t, 1))
+    x -= step * (fu + prox_coef * (x - vref))
+    dual += step * fd
+    p.project_dual(dual)
+
+
+def coda_stage_torch(X, VREF, rounds_done, stage, stage_rounds):
+    rounds_done += 1.0
+    rounds_per_stage = int(stage_rounds)
+    if rounds_per_stage > 0 and int(rounds_done[0]) % rounds_per_stage == 0:
+        stage += 1.0
+        VREF.copy_(X)
 
 
 register(Algorithm(
     name="coda",
     citation="Guo et al., ICML 2020, CoDA (Algorithms 1-2); " + _ZHANG,
-    init_step=coda_init, client_step=coda_client, sync_step=coda_sync,
     hyper=(HyperParam("prox_coef", 0.0, low_open=False, default=0.0,
                       doc="1/gamma, weight of the proximal term (0: none)"),
            HyperParam("stage_rounds", 0.0, low_open=False, default=0.0,
                       doc="communication rounds per stage (0: one stage); rounded down"),
            HyperParam("stage_decay", 1.0, low_open=False, default=3.0,
                       doc="step-size divisor between stages")),
-    sizes=lambda d, dg: (d + 1, d + 1, 2),
+    state=State(client={"dual": "1", "vref": "d"}, server={"rounds_done": "1", "stage": "1"},
+                scratch={"fu": "d", "fd": "1"}),
+    schedule=(Average(var="x"), Average(var="dual", slot="y"), ModelRound(),
+              Server(numba=coda_stage, torch=coda_stage_torch,
+                     doc="stage end: new reference point (the averaged model, no upload) and "
+                         "a smaller step")),
     ledger_slots=("x", "y"),
     requires=("outer_grad_inner", "outer_grad_dual"),
     structures=("minimax",), tracks_inner=False,
+    numba=Steps(coda_client, coda_init), torch=Steps(coda_client_torch, coda_init_torch),
     summary="CoDA: stagewise local SGDA on the (non-compositional) AUC min-max, x and alpha "
             "averaged every I"))
 
@@ -121,66 +150,75 @@ register(Algorithm(
 # --------------------------------------------------------------------------------------------
 # LocalSGDAM
 # --------------------------------------------------------------------------------------------
-def localsgdam_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    eta = hyper[0]
-    if eta * hyper[3] > 1.0 or eta * hyper[4] > 1.0:
-        raise ValueError("localsgdam needs beta_x*eta and beta_y*eta in (0, 1]")
-    K, d = X.shape
-    for k in range(K):
-        z = Z[k]
-        key = sample_key(base, k, 0, 1)
-        outer_grad_inner(data, k, X[k], z[0:1], key, exact, z[1:1 + d])
-        outer_grad_dual(data, k, X[k], z[0:1], key, exact, z[1 + d:2 + d])
+def _localsgdam_check(v):
+    bad = {n: v["eta"] * v[n] for n in ("beta_x", "beta_y") if v["eta"] * v[n] > 1.0}
+    if bad:
+        raise ValueError("localsgdam needs beta_x*eta and beta_y*eta in (0, 1]; got "
+                         f"{bad}")
 
 
-def localsgdam_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    eta = hyper[0]
-    sx = hyper[1] * eta
-    sy = hyper[2] * eta
-    wu = hyper[3] * eta
-    wv = hyper[4] * eta
-    x = X[k]
-    z = Z[k]
-    w = W[k]
-    ydual = z[0:1]
-    dx = z[1:1 + d]
-    dy = z[1 + d:2 + d]
+# --- numba: one client ------------------------------------------------------------------------
+def localsgdam_init(data, k, x, dual, u, v, base, exact):
+    """d_x,0 and d_y,0: the stochastic gradients at (x_0, alpha_0)."""
+    key = sample_key(base, k, 0, 1)
+    outer_grad_inner(data, k, x, dual, key, exact, u)
+    outer_grad_dual(data, k, x, dual, key, exact, v)
+
+
+def localsgdam_client(data, k, t, x, dual, u, v, fu, fd, eta, gamma_x, gamma_y, beta_x, beta_y,
+                      base, exact):
+    d = x.shape[0]
+    sx = gamma_x * eta
+    sy = gamma_y * eta
+    wu = beta_x * eta
+    wv = beta_y * eta
     for j in range(d):
-        x[j] -= sx * dx[j]
-    ydual[0] += sy * dy[0]
+        x[j] -= sx * u[j]
+    dual[0] += sy * v[0]
     key = sample_key(base, k, t + 1, 1)
-    fu = w[:d]
-    fd = w[d:d + 1]
-    outer_grad_inner(data, k, x, ydual, key, exact, fu)
-    outer_grad_dual(data, k, x, ydual, key, exact, fd)
+    outer_grad_inner(data, k, x, dual, key, exact, fu)
+    outer_grad_dual(data, k, x, dual, key, exact, fd)
     for j in range(d):
-        dx[j] = (1.0 - wu) * dx[j] + wu * fu[j]
-    dy[0] = (1.0 - wv) * dy[0] + wv * fd[0]
+        u[j] = (1.0 - wu) * u[j] + wu * fu[j]
+    v[0] = (1.0 - wv) * v[0] + wv * fd[0]
 
 
-def localsgdam_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        d = X.shape[1]
-        avg_rows(X, ledger, 0)
-        avg_rows(Z[:, 0:1], ledger, 1)
-        avg_rows(Z[:, 1:1 + d], ledger, 2)
-        avg_rows(Z[:, 1 + d:2 + d], ledger, 3)
-        ledger[0] += 1
+# --- torch: all clients -----------------------------------------------------------------------
+def localsgdam_init_torch(p, x, dual, u, v):
+    fu, fd = p.outer_grads(x, dual, p.key(0, 1))
+    u.copy_(fu)
+    v.copy_(fd)
+
+
+def localsgdam_client_torch(p, t, x, dual, u, v, eta, gamma_x, gamma_y, beta_x, beta_y):
+    sx = gamma_x * eta
+    sy = gamma_y * eta
+    wu = beta_x * eta
+    wv = beta_y * eta
+    x -= sx * u
+    dual += sy * v
+    p.project_dual(dual)
+    fu, fd = p.outer_grads(x, dual, p.key(t + 1, 1))
+    u.copy_((1.0 - wu) * u + wu * fu)
+    v.copy_((1.0 - wv) * v + wv * fd)
 
 
 register(Algorithm(
     name="localsgdam",
     citation="Sharma et al., ICML 2022, Algorithm 2 (Momentum Local SGDA); " + _ZHANG,
-    init_step=localsgdam_init, client_step=localsgdam_client, sync_step=localsgdam_sync,
     hyper=(HyperParam("gamma_x", default=1.0, doc="x step size factor (step gamma_x * eta)"),
            HyperParam("gamma_y", default=1.0, doc="dual step size factor (step gamma_y * eta)"),
            HyperParam("beta_x", default=1.0, doc="x-momentum weight factor (beta_x * eta)"),
            HyperParam("beta_y", default=1.0, doc="dual-momentum weight factor (beta_y * eta)")),
-    sizes=lambda d, dg: (d + 2, d + 1, 0),
+    state=State(client={"dual": "1", "u": "d", "v": "1"}, scratch={"fu": "d", "fd": "1"}),
+    schedule=(Average(var="x"), Average(var="dual", slot="y"), Average(var="u"),
+              Average(var="v"), ModelRound()),
     ledger_slots=("x", "y", "u", "v"),
+    check_hyper=_localsgdam_check,
     requires=("outer_grad_inner", "outer_grad_dual"),
     structures=("minimax",), tracks_inner=False,
+    numba=Steps(localsgdam_client, localsgdam_init),
+    torch=Steps(localsgdam_client_torch, localsgdam_init_torch),
     summary="LocalSGDAM: momentum local SGDA on the (non-compositional) AUC min-max; x, alpha "
             "and both momenta averaged every I"))
 
@@ -188,38 +226,28 @@ register(Algorithm(
 # --------------------------------------------------------------------------------------------
 # LocalSGDM
 # --------------------------------------------------------------------------------------------
-def localsgdm_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    pass
-
-
-def localsgdm_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    beta = hyper[1]
-    x = X[k]
-    u = Z[k]
-    gr = W[k]
+def localsgdm_client(data, k, t, x, u, gr, eta, momentum, base, exact):
     ce_grad(data, k, x, sample_key(base, k, t, 0), exact, gr)
-    for j in range(d):
-        u[j] = beta * u[j] + gr[j]
-        x[j] -= hyper[0] * u[j]
+    for j in range(x.shape[0]):
+        u[j] = momentum * u[j] + gr[j]
+        x[j] -= eta * u[j]
 
 
-def localsgdm_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        avg_rows(X, ledger, 0)
-        avg_rows(Z, ledger, 1)
-        ledger[0] += 1
+def localsgdm_client_torch(p, t, x, u, eta, momentum):
+    u.copy_(momentum * u + p.ce_grad(x, p.key(t, 0)))
+    x -= eta * u
 
 
 register(Algorithm(
     name="localsgdm",
     citation="Yu, Jin, Yang, ICML 2019, Algorithm 1 (restarted SGD with momentum); " + _ZHANG,
-    init_step=localsgdm_init, client_step=localsgdm_client, sync_step=localsgdm_sync,
     hyper=(HyperParam("momentum", 0.0, 1.0, low_open=False, high_open=True, default=0.9,
                       doc="heavy-ball momentum beta"),),
-    sizes=lambda d, dg: (d, d, 0),
+    state=State(client={"u": "d"}, scratch={"gr": "d"}),
+    schedule=(Average(var="x"), Average(var="u"), ModelRound()),
     ledger_slots=("x", "u"),
     requires=("ce_grad",),
     structures=("minimax",), tracks_inner=False,
+    numba=Steps(localsgdm_client), torch=Steps(localsgdm_client_torch),
     summary="LocalSGDM: local momentum SGD on the cross-entropy; x and the momentum averaged "
             "every I"))

@@ -23,14 +23,24 @@ step sizes are gamma_x eta and gamma_y eta), ``alpha`` (inner moving-average wei
 beta_x eta, beta_y eta in (0, 1); we accept (0, 1] (weight 1 = no memory, the limit the theorem's
 eta <= min{1/alpha, 1/beta_x, 1/beta_y} allows) and raise ValueError otherwise.
 
-Engine mapping (structure ``"minimax"``): X = x; Y = h (the inner estimate, d_g = d); the dual y
-and the momenta live in Z[k] = [y (1), u (d), v (1)] (the AUC problem's dual is a scalar,
-``DUAL_DIM = 1``). Ledger slots: "x", "y" (the *dual* variable here), "u", "v", "h" (the inner
-estimate): per round each client uploads d + 1 + d + 1 + d_g floats.
+State (:mod:`fedcomp.algorithms.spec`, structure ``"minimax"``): x the model; y the inner
+estimate h (d_g = d), so the engine's recorded inner error is ||hbar - g(xbar)||; per-client
+``dual`` (the paper's y, ``DUAL_DIM = 1`` entry for the AUC problem), ``u`` (d) and ``v`` (1),
+the momenta of (12). Schedule: every p iterations x, dual, u, v and h are averaged, booked under
+the ledger slots "x", "y" (the *dual* variable: the paper's name), "u", "v" and "h" (the inner
+estimate): per round each client uploads d + 1 + d + 1 + d_g floats; one model round.
 
 Samples: xi_t^(k) is ``sample_key(base, k, t, 0)`` (value and Jacobian of g share it, as (11) and
 (12) do); zeta_t^(k) is ``sample_key(base, k, t, 1)`` (both outer gradients share it, as (12)
 does). Iteration t of the engine computes the quantities of index t + 1.
+
+Both backends (numba: one client; torch: all clients at once) take the same steps with the same
+samples. The torch step calls the problem's ``inner_linearize`` (g and its transposed-Jacobian
+product from one pass at one sample, the kernels' g_value and g_vjp with one key) and
+``outer_grads`` (the kernels' outer_grad_inner and outer_grad_dual, one sample), and projects the
+dual after its step with the problem's ``project_dual`` (a neural problem's AUC-M floor,
+``dual_floor``; the simulator's kernels have no constraint, so the numba step has no projection
+and on them the torch projection does nothing).
 
 Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_grad_inner,
 outer_grad_dual.
@@ -51,6 +61,9 @@ Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
   Python by ``check_hyper`` before any run, for ``simulate`` and ``simulate_many`` alike.
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.oracles import g_value, g_vjp, outer_grad_dual, outer_grad_inner
+from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
+from fedcomp.rng import sample_key
 
 
 def _check_hyper(v):
@@ -60,83 +73,97 @@ def _check_hyper(v):
                          f"(AUC paper, Algorithm 1 input); got {bad}")
 
 
-def localscgdam_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    K, d = X.shape
-    for k in range(K):
-        key_xi = sample_key(base, k, 0, 0)
-        key_zeta = sample_key(base, k, 0, 1)
-        z = Z[k]
-        w = W[k]
-        ydual = z[0:1]
-        g_value(data, k, X[k], key_xi, exact, Y[k])
-        outer_grad_inner(data, k, Y[k], ydual, key_zeta, exact, w[:d])
-        g_vjp(data, k, X[k], w[:d], key_xi, exact, z[1:1 + d])
-        outer_grad_dual(data, k, Y[k], ydual, key_zeta, exact, z[1 + d:2 + d])
+# --- numba: one client --------------------------------------------------------------------
+def localscgdam_init(data, k, x, y, dual, u, v, fu, base, exact):
+    """h_0 = g(x_0; xi_0), u_0 = grad g(x_0; xi_0)^T grad_g f(h_0, y_0; zeta_0),
+    v_0 = grad_y f(h_0, y_0; zeta_0)."""
+    key_xi = sample_key(base, k, 0, 0)
+    key_zeta = sample_key(base, k, 0, 1)
+    h = y
+    g_value(data, k, x, key_xi, exact, h)
+    outer_grad_inner(data, k, h, dual, key_zeta, exact, fu)
+    g_vjp(data, k, x, fu, key_xi, exact, u)
+    outer_grad_dual(data, k, h, dual, key_zeta, exact, v)
 
 
-def localscgdam_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    eta = hyper[0]
-    sx = hyper[1] * eta
-    sy = hyper[2] * eta
-    wh = hyper[3] * eta
-    wu = hyper[4] * eta
-    wv = hyper[5] * eta
-    x = X[k]
-    h = Y[k]
-    z = Z[k]
-    w = W[k]
-    ydual = z[0:1]
-    u = z[1:1 + d]
-    v = z[1 + d:2 + d]
+def localscgdam_client(data, k, t, x, y, dual, u, v, gv, fu, gx, fd, eta, gamma_x, gamma_y,
+                       alpha, beta_x, beta_y, base, exact):
+    d = x.shape[0]
+    h = y
+    sx = gamma_x * eta
+    sy = gamma_y * eta
+    wh = alpha * eta
+    wu = beta_x * eta
+    wv = beta_y * eta
     # (13)
     for j in range(d):
         x[j] -= sx * u[j]
-    ydual[0] += sy * v[0]
+    dual[0] += sy * v[0]
     key_xi = sample_key(base, k, t + 1, 0)
     key_zeta = sample_key(base, k, t + 1, 1)
     # (11)
-    gv = w[:d]
     g_value(data, k, x, key_xi, exact, gv)
     for j in range(h.shape[0]):
         h[j] = (1.0 - wh) * h[j] + wh * gv[j]
     # (12)
-    fu = w[:d]
-    gx = w[d:2 * d]
-    outer_grad_inner(data, k, h, ydual, key_zeta, exact, fu)
+    outer_grad_inner(data, k, h, dual, key_zeta, exact, fu)
     g_vjp(data, k, x, fu, key_xi, exact, gx)
     for j in range(d):
         u[j] = (1.0 - wu) * u[j] + wu * gx[j]
-    fd = w[2 * d:2 * d + 1]
-    outer_grad_dual(data, k, h, ydual, key_zeta, exact, fd)
+    outer_grad_dual(data, k, h, dual, key_zeta, exact, fd)
     v[0] = (1.0 - wv) * v[0] + wv * fd[0]
 
 
-def localscgdam_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        d = X.shape[1]
-        avg_rows(X, ledger, 0)
-        avg_rows(Z[:, 0:1], ledger, 1)
-        avg_rows(Z[:, 1:1 + d], ledger, 2)
-        avg_rows(Z[:, 1 + d:2 + d], ledger, 3)
-        avg_rows(Y, ledger, 4)
-        ledger[0] += 1
+# --- torch: all clients -------------------------------------------------------------------
+def localscgdam_init_torch(p, x, y, dual, u, v):
+    key_xi = p.key(0, 0)
+    gv, vjp = p.inner_linearize(x, key_xi)
+    y.copy_(gv)
+    fu, fd = p.outer_grads(y, dual, p.key(0, 1))
+    u.copy_(vjp(fu))
+    v.copy_(fd)
+
+
+def localscgdam_client_torch(p, t, x, y, dual, u, v, eta, gamma_x, gamma_y, alpha, beta_x,
+                             beta_y):
+    h = y
+    sx = gamma_x * eta
+    sy = gamma_y * eta
+    wh = alpha * eta
+    wu = beta_x * eta
+    wv = beta_y * eta
+    # (13)
+    x -= sx * u
+    dual += sy * v
+    p.project_dual(dual)
+    # (11)
+    gv, vjp = p.inner_linearize(x, p.key(t + 1, 0))
+    h.copy_((1.0 - wh) * h + wh * gv)
+    # (12)
+    fu, fd = p.outer_grads(h, dual, p.key(t + 1, 1))
+    u.copy_((1.0 - wu) * u + wu * vjp(fu))
+    v.copy_((1.0 - wv) * v + wv * fd)
 
 
 register(Algorithm(
     name="localscgdam",
     citation="Zhang et al., Federated Compositional Deep AUC Maximization (NeurIPS 2023), "
              "Algorithm 1, eqs. (11)-(14)",
-    init_step=localscgdam_init, client_step=localscgdam_client, sync_step=localscgdam_sync,
     hyper=(HyperParam("gamma_x", default=1.0, doc="x step size factor (step gamma_x * eta)"),
            HyperParam("gamma_y", default=1.0, doc="dual step size factor (step gamma_y * eta)"),
            HyperParam("alpha", default=1.0, doc="inner moving-average weight factor (alpha*eta)"),
            HyperParam("beta_x", default=1.0, doc="x-momentum weight factor (beta_x * eta)"),
            HyperParam("beta_y", default=1.0, doc="dual-momentum weight factor (beta_y * eta)")),
-    sizes=lambda d, dg: (d + 2, 2 * d + 1, 0),
+    state=State(client={"dual": "1", "u": "d", "v": "1"},
+                scratch={"gv": "dg", "fu": "dg", "gx": "d", "fd": "1"}),
+    # (14) and step 6: x, y (the dual), u, v and h averaged when (t + 1) mod p == 0
+    schedule=(Average(var="x"), Average(var="dual", slot="y"), Average(var="u"),
+              Average(var="v"), Average(var="y", slot="h"), ModelRound()),
     ledger_slots=("x", "y", "u", "v", "h"),
     check_hyper=_check_hyper,
     requires=("g_value", "g_vjp", "outer_grad_inner", "outer_grad_dual"),
     structures=("minimax",),
+    numba=Steps(localscgdam_client, localscgdam_init),
+    torch=Steps(localscgdam_client_torch, localscgdam_init_torch),
     summary="LocalSCGDAM: moving-average inner estimate h, momenta u, v; x, y, u, v, h "
             "averaged every p = local_steps iterations"))

@@ -28,3 +28,13 @@ h_grad = _placeholder("h_grad")        # (data, k, x, key, exact, out): out = gr
 f_grad = _placeholder("f_grad")        # (data, k, y, out): out = grad f_k(y)
 
 PROTOCOL = ("HAS_H", "g_value", "g_value2", "g_vjp", "h_grad", "f_grad")
+
+# minimax problems (AUC paper (4)): ydual is the dual variable, an array of DUAL_DIM entries
+# (data, k, u, ydual, key, exact, out): out = grad_u f^(k)(u, ydual; zeta)
+outer_grad_inner = _placeholder("outer_grad_inner")
+# (data, k, u, ydual, key, exact, out): out (DUAL_DIM,) = grad_y f^(k)(u, ydual; zeta)
+outer_grad_dual = _placeholder("outer_grad_dual")
+# (data, k, x, key, exact, out): out = grad L_CE(x; xi), the cross-entropy of the model itself
+ce_grad = _placeholder("ce_grad")
+
+PROTOCOL += ("outer_grad_inner", "outer_grad_dual", "ce_grad")

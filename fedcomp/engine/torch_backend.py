@@ -82,6 +82,50 @@ class Bound:
         return torch.stack([self.problem.f_grad(y[k]) for k in range(y.shape[0])])
 
     # minimax problems (AUC paper (4))
+    # The oracles of fedcomp.neural.problems.AUCMinimax (they take no BatchNorm statistics);
+    # each per client, or once for all clients when the problem has ``<name>_batch``.
+    def _minimax(self, name, keys, *rows):
+        batched = getattr(self.problem, name + "_batch", None)
+        if batched is not None:
+            return batched(*rows, keys, self.exact)
+        fn = getattr(self.problem, name)
+        return [fn(k, *(r[k] for r in rows), keys[k], self.exact) for k in range(self.K)]
+
+    def inner_linearize(self, x, keys):
+        """(g_k(x_k; xi), v -> grad g_k(x_k; xi)^T v_k) for every client: the values (K, d) and
+        the transposed-Jacobian product (K, d) -> (K, d), one sample (keys[k]) and one pass for
+        both (the kernels' g_value and g_vjp with one key; AUC paper (11)-(12) share xi)."""
+        out = self._minimax("inner_linearize", keys, x)
+        if not isinstance(out, list):
+            return out
+        torch = _torch()
+
+        def vjp(v):
+            return torch.stack([f(v[k]) for k, (_, f) in enumerate(out)])
+
+        return torch.stack([val for val, _ in out]), vjp
+
+    def outer_grads(self, u, y, keys):
+        """(grad_u f^(k)(u_k, y_k; zeta), grad_y f^(k)(u_k, y_k; zeta)) for every client, (K, d)
+        and (K, DUAL_DIM): the kernels' outer_grad_inner and outer_grad_dual, one sample."""
+        out = self._minimax("outer_grads", keys, u, y)
+        if not isinstance(out, list):
+            return out
+        torch = _torch()
+        return torch.stack([gu for gu, _ in out]), torch.stack([gy for _, gy in out])
+
+    def ce_grad(self, x, keys):
+        """grad L_CE(x_k; xi) for every client, (K, d) (the kernels' ce_grad)."""
+        out = self._minimax("ce_grad", keys, x)
+        return _torch().stack(out) if isinstance(out, list) else out
+
+    def project_dual(self, y):
+        """y (K, DUAL_DIM) onto the problem's dual domain, in place: the neural problem's
+        ``project_dual`` (AUC-M's floor); nothing for a problem without one (the simulator's
+        AUC kernels have no constraint on the dual)."""
+        fn = getattr(self.problem, "project_dual", None)
+        if fn is not None:
+            fn(y)
 
     # conditional problems (FCSG paper (1))
 
@@ -110,8 +154,12 @@ def _kwargs(fn, env: dict) -> dict:
 
 
 def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int, x0, y0,
-        base, exact: bool, record, record_every: int, buffers0=None, progress=None) -> TorchRun:
+        base, exact: bool, record, record_every: int, buffers0=None, progress=None,
+        client0=None) -> TorchRun:
     """Run `alg`'s torch steps on `problem` (validated inputs; see :func:`fedcomp.simulate`).
+
+    Client variables start as x0, y0 and zeros; ``client0`` (optional) maps a named client
+    variable to another initial row (the neural minimax problems' initial dual).
 
     ``record(t, state, buf, rounds)`` is called at t = 0, after every ``record_every`` iterations and
     after the last; its return value is kept in ``TorchRun.records``.
@@ -127,6 +175,8 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     for name, size in st.client.items():
         state[name] = torch.zeros((K, _spec.size_of(size, d, dg)), dtype=x0.dtype,
                                   device=x0.device)
+    for name, row in (client0 or {}).items():
+        state[name][:] = row
     server = {name: torch.zeros(_spec.size_of(size, d, dg), dtype=x0.dtype, device=x0.device)
               for name, size in st.server.items()}
     if buffers0 is None:

@@ -23,23 +23,12 @@ update rules and interpretations as the simulator modules named:
   global-inner problems here (the neural conditional problems have no separate inner and outer
   oracles for their compositional reformulation).
 
-Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`):
-
-* ``localscgdam`` - AUC paper Algorithm 1, eqs. (11)-(14): h, u, v moving averages with weights
-  alpha*eta, beta_x*eta, beta_y*eta; x -= gamma_x eta u, y += gamma_y eta v; every p iterations
-  x, y, u, v and h are averaged (the prose under (14) and "Step 6"). Initialisation from the box:
-  h_0 = g(x_0; xi_0), u_0, v_0 the stochastic gradients at (h_0, y_0) (momentum weight 1).
-  Samples: xi_t (inner, CE step) = key (k, t, 0), zeta_t (outer, AUC loss) = key (k, t, 1).
-  Interpretation: in (12) at iteration t the gradient uses the *updated* h_t (11), as printed.
-* ``coda`` - CoDA (Guo et al. 2020), as :mod:`fedcomp.algorithms.auc_baselines`: local SGDA on
-  the AUC loss (1) of the model itself (no compositional step), with the proximal term
-  ``prox_coef`` (v - v_ref), x and y averaged every p; every ``stage_rounds`` rounds (0: one
-  stage) the reference point becomes the averaged model and eta is divided by ``stage_decay``.
-  Samples: key (k, t, 1).
-* ``localsgdam`` - LocalSGDAM (Sharma et al. 2022): (12)-(13) without the compositional step
-  (gradients of L_AUC at x itself, keys at index t + 1), x, y, u, v averaged every p.
-* ``localsgdm`` - LocalSGDM (Yu et al. 2019): u = momentum * u + grad L_CE(x; key (k, t, 0)),
-  x -= eta u, u_0 = 0; x and u averaged every p.
+Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`): ``localscgdam``
+(:mod:`fedcomp.algorithms.localscgdam`), ``coda``, ``localsgdam`` and ``localsgdm``
+(:mod:`fedcomp.algorithms.auc_baselines`) run their one definition's torch steps; there the
+engine's y is the inner estimate h (LocalSCGDAM) and the dual is the client variable ``dual``
+(``res.state.z["dual"]``), which starts at ``y0``; the dual projection of ``dual_floor`` (AUC-M)
+follows every dual step.
 
 Local-inner (ComFedL problem (1), :class:`~fedcomp.neural.problems.LocalCompositional`):
 
@@ -178,140 +167,8 @@ def _buf(st, k):
     return st.buf[k] if st.buf.shape[1] else None
 
 
-def _momentum_sync(names_):
-    def sync(P, st, t, is_round, c, phase):
-        if is_round:
-            for n in names_:
-                if n in ("X", "Y"):
-                    st.avg(n)
-                else:
-                    st.avg(n, st.z[n])
-            st.model_round()
-    return sync
-
-
 def _noop_init(P, st, c):
     pass
-
-
-# --- minimax: AUC ---------------------------------------------------------------------------
-def _auc_grads(P, st, k, t, c, compositional: bool):
-    """Stochastic (grad_x, grad_y) at client k's (x, y) and iteration t; for LocalSCGDAM through
-    the inner estimate h (which the caller has updated by (11))."""
-    x, y = st.X[k], st.Y[k]
-    if compositional:
-        gz, gy = P.outer_grads(k, st.z["h"][k], y, c.key(k, t, 1), c.exact)
-        return P.inner_vjp(k, x, gz, c.key(k, t, 0), c.exact), gy
-    return P.outer_grads(k, x, y, c.key(k, t, 1), c.exact)
-
-
-def _project_dual(P, y):
-    """AUC-M's projection of the dual (``AUCMinimax.dual_floor``; a no-op for the paper's (1)
-    and for problems without one, such as the simulator's)."""
-    project = getattr(P, "project_dual", None)
-    if project is not None:
-        project(y)
-
-
-def _scgdam_init(P, st, c):
-    st.z["h"] = torch.empty_like(st.X)
-    st.z["u"] = torch.empty_like(st.X)
-    st.z["v"] = torch.empty_like(st.Y)
-    for k in range(P.num_clients):
-        val, vjp = P.inner_linearize(k, st.X[k], c.key(k, 0, 0), c.exact)
-        st.z["h"][k] = val
-        gz, gy = P.outer_grads(k, st.z["h"][k], st.Y[k], c.key(k, 0, 1), c.exact)
-        st.z["u"][k], st.z["v"][k] = vjp(gz), gy
-
-
-def _scgdam_client(P, st, k, t, c, phase):
-    h = c.hyper
-    eta = h["eta"]
-    st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]                       # (13)
-    st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
-    _project_dual(P, st.Y[k])
-    a = h["alpha"] * eta                                                 # (11), xi_{t+1}
-    val, vjp = P.inner_linearize(k, st.X[k], c.key(k, t + 1, 0), c.exact)
-    st.z["h"][k] = (1 - a) * st.z["h"][k] + a * val
-    gz, gy = P.outer_grads(k, st.z["h"][k], st.Y[k], c.key(k, t + 1, 1), c.exact)
-    gx = vjp(gz)                                                         # (12), zeta_{t+1}
-    st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
-    st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
-
-
-def _sgdam_init(P, st, c):
-    st.z["u"] = torch.empty_like(st.X)
-    st.z["v"] = torch.empty_like(st.Y)
-    for k in range(P.num_clients):
-        st.z["u"][k], st.z["v"][k] = _auc_grads(P, st, k, 0, c, False)
-
-
-def _sgdam_client(P, st, k, t, c, phase):
-    h = c.hyper
-    eta = h["eta"]
-    st.X[k] -= h["gamma_x"] * eta * st.z["u"][k]
-    st.Y[k] += h["gamma_y"] * eta * st.z["v"][k]
-    _project_dual(P, st.Y[k])
-    gx, gy = _auc_grads(P, st, k, t + 1, c, False)
-    st.z["u"][k] = (1 - h["beta_x"] * eta) * st.z["u"][k] + h["beta_x"] * eta * gx
-    st.z["v"][k] = (1 - h["beta_y"] * eta) * st.z["v"][k] + h["beta_y"] * eta * gy
-
-
-def _coda_init(P, st, c):
-    st.s["ref"] = st.X[0].clone()
-    st.s["eta"] = c.hyper["eta"]
-
-
-def _coda_client(P, st, k, t, c, phase):
-    gx, gy = _auc_grads(P, st, k, t, c, False)
-    eta = st.s["eta"]
-    if c.hyper["prox_coef"] > 0:
-        gx = gx + c.hyper["prox_coef"] * (st.X[k] - st.s["ref"])
-    st.X[k] -= eta * gx
-    st.Y[k] += eta * gy
-    _project_dual(P, st.Y[k])
-
-
-def _coda_sync(P, st, t, is_round, c, phase):
-    if is_round:
-        st.avg("X")
-        st.avg("Y")
-        st.model_round()
-        sr = int(c.hyper["stage_rounds"])
-        if sr > 0 and st.rounds % sr == 0:  # a stage ends: new reference point, smaller step
-            st.s["ref"] = st.X[0].clone()
-            st.s["eta"] /= c.hyper["stage_decay"]
-
-
-def _sgdm_init(P, st, c):
-    st.z["u"] = torch.zeros_like(st.X)
-
-
-def _sgdm_client(P, st, k, t, c, phase):
-    g = P.ce_grad(k, st.X[k], c.key(k, t, 0), c.exact)
-    st.z["u"][k] = c.hyper["momentum"] * st.z["u"][k] + g
-    st.X[k] -= c.hyper["eta"] * st.z["u"][k]
-
-
-_AUC = "Zhang et al., Federated Compositional Deep AUC Maximization (NeurIPS 2023)"
-_MOM = ("gamma_x", "gamma_y", "beta_x", "beta_y")
-_register(NeuralAlgorithm("localscgdam", _AUC + ", Algorithm 1, eqs. (11)-(14)", "minimax",
-                          _scgdam_init, _scgdam_client,
-                          _momentum_sync(("X", "Y", "u", "v", "h")),
-                          hyper=_MOM + ("alpha",), defaults=tuple((h, 1.0) for h in _MOM)
-                          + (("alpha", 1.0),)))
-_register(NeuralAlgorithm("localsgdam", "Sharma et al. (ICML 2022), as baseline in " + _AUC,
-                          "minimax", _sgdam_init, _sgdam_client,
-                          _momentum_sync(("X", "Y", "u", "v")), hyper=_MOM,
-                          defaults=tuple((h, 1.0) for h in _MOM)))
-_register(NeuralAlgorithm("coda", "Guo et al. (ICML 2020), as baseline in " + _AUC, "minimax",
-                          _coda_init, _coda_client, _coda_sync,
-                          hyper=("prox_coef", "stage_rounds", "stage_decay"),
-                          defaults=(("prox_coef", 0.0), ("stage_rounds", 0.0),
-                                    ("stage_decay", 3.0))))
-_register(NeuralAlgorithm("localsgdm", "Yu et al. (ICML 2019), as baseline in " + _AUC,
-                          "minimax", _sgdm_init, _sgdm_client, _momentum_sync(("X", "u")),
-                          hyper=("momentum",), defaults=(("momentum", 0.9),)))
 
 
 # --- local-inner: ComFedL and the robust-FL baselines ----------------------------------------
@@ -599,6 +456,11 @@ def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, 
     eta_v = V.real_in("eta", eta, 0.0)
     resolved = alg.resolve_hyper(eta_v, I, hyper)
     x0, y, b0 = _initial(problem, x0, y0, buffers0)
+    client0 = None
+    if problem.structure == "minimax":
+        # y0 is the dual's initial value; the engine's y is the inner estimate h (size d)
+        client0 = {"dual": y} if "dual" in alg.state.client else {}
+        y = torch.zeros(problem.dim, dtype=x0.dtype, device=x0.device)
     history = []
     t0 = time.perf_counter()
 
@@ -615,7 +477,7 @@ def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, 
         bar = tqdm(total=T, desc=desc or alg.name, leave=False)
     out = TB.run(alg, problem, T, eta_v, resolved, I, x0, y, base_key(seed), not stochastic,
                  record, eval_every or I, buffers0=b0,
-                 progress=None if bar is None else bar.update)
+                 progress=None if bar is None else bar.update, client0=client0)
     if bar is not None:
         bar.close()
     st = NeuralState(X=out.state["x"], Y=out.state["y"], buf=out.buf,

@@ -82,12 +82,32 @@ def _kl_form(problem, device, dtype):
                   shift=problem.shift)
 
 
+def _auc_form(problem, device, dtype):
+    """:class:`fedcomp.problems.AUCMinimax` as the neural AUC min-max with a linear score: the
+    model x = [w, a, b] (w^T z, no bias: an intercept is a column of z), labels +1 -> 1 and
+    -1 -> 0, the problem's p, rho and batch size; minibatches drawn as the kernels draw them
+    (``randint(key, j, n_k)``), the dual unconstrained (no ``dual_floor``), as in the kernels."""
+    from fedcomp.neural.models import AUCModel, LogisticRegression
+    from fedcomp.neural.problems import AUCMinimax, ClientData
+    off = problem.offsets
+    K = problem.num_clients
+    with torch.no_grad():
+        model = FlatModel(AUCModel(LogisticRegression(problem.feature_dim, 1, bias=False)))
+        model = model.to(device, dtype)
+    data = ClientData([problem.Z[off[k]:off[k + 1]] for k in range(K)],
+                      [(problem.L[off[k]:off[k + 1]] > 0).astype(np.int64) for k in range(K)],
+                      device=device, dtype=dtype)
+    return AUCMinimax(model, data, prior=problem.p, rho=problem.rho,
+                      batch_size=problem.batch_size, score="linear", dual_floor=None)
+
+
 def _forms():
     from fedcomp import problems as P
     return {
         P.LinearQuadratic: LinearQuadraticTorch,
         P.KLDRO: _kl_form,
         # minimax (AUC paper)
+        P.AUCMinimax: _auc_form,
         # conditional (FCSG paper)
         # local-inner (ComFedL paper)
     }

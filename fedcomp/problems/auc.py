@@ -8,9 +8,11 @@ AUC paper (2)), and f^(k) the square-loss AUC min-max (1) of Ying et al. (2016) 
 The kernels (:mod:`fedcomp.problems._auc_kernels`) give the formulas, the closed-form dual
 alpha*(u) and the exact Phi(x) = max_alpha F(g(x), alpha) with its gradient (Danskin).
 
-Structure ``"minimax"``: the dual variable alpha is *not* an engine slot. Algorithms keep it in
-their Z state (see :mod:`fedcomp.algorithms.localscgdam`); the engine's Y (K, d_g) is an inner
-estimate of g (LocalSCGDAM's h), and its recorded inner error is ||mean_k Y_k - g(xbar)||.
+Structure ``"minimax"``: the dual variable alpha is *not* the engine's y. Algorithms declare it as
+the client variable ``dual`` of their state (see :mod:`fedcomp.algorithms.localscgdam`); the
+engine's y (K, d_g) is an inner estimate of g (LocalSCGDAM's h), and its recorded inner error is
+||mean_k y_k - g(xbar)||. Its torch form (``simulate(..., backend="torch")``) is the neural
+AUC min-max with a linear score (:func:`fedcomp.neural.synthetic.torch_form`).
 
 Choices (the paper leaves them open, or has no linear-scorer instance):
 

@@ -33,9 +33,6 @@ PENDING = {
     "localsgdam",
     "localsgdm",
     # conditional (FCSG paper)
-    "acc-fcsg-m",
-    "fcsg",
-    "fcsg-m",
     # local-inner (ComFedL paper and its baselines)
     "comfedl",
     "drfl",

@@ -28,3 +28,11 @@ h_grad = _placeholder("h_grad")        # (data, k, x, key, exact, out): out = gr
 f_grad = _placeholder("f_grad")        # (data, k, y, out): out = grad f_k(y)
 
 PROTOCOL = ("HAS_H", "g_value", "g_value2", "g_vjp", "h_grad", "f_grad")
+
+# conditional problems (FCSG paper (1), fedcomp.problems._conditional_kernels)
+cond_grad = _placeholder("cond_grad")      # (data, k, x, key, exact, out): out = grad of (3), b
+cond_grad_b = _placeholder("cond_grad_b")  # (data, k, x, key, exact, nb, out): nb outer samples
+cond_value_b = _placeholder("cond_value_b")  # (data, k, x, key, exact, nb): the estimator (3)
+cond_draw = _placeholder("cond_draw")      # (data, k, key, i, a, etabar): outer sample i -> b
+
+CONDITIONAL = ("cond_grad", "cond_grad_b", "cond_value_b", "cond_draw")

@@ -29,9 +29,6 @@ HERE = Path(__file__).resolve().parent
 PENDING = {
     # minimax (AUC paper)
     # conditional (FCSG paper)
-    "acc-fcsg-m",
-    "fcsg",
-    "fcsg-m",
     # local-inner (ComFedL paper and its baselines)
     "comfedl",
     "drfl",

@@ -500,15 +500,16 @@ def test_outputs_go_to_the_result_store(tmp_path):
 
 
 def test_fcsg_m_two_iterations_by_hand():
-    """FCSG-M, Algorithm 1: u_1 from the initial batch, x_1 = x_0 - alpha u_1, u_2 = (1 - beta)
-    u_1 + beta (3)(x_1), x_2 = x_1 - alpha u_2, then (q = 2) x and u averaged."""
+    """FCSG-M, Algorithm 1: u_1 from the initial batch (B = b outer samples), x_1 = x_0 - alpha
+    u_1, u_2 = (1 - beta) u_1 + beta (3)(x_1), x_2 = x_1 - alpha u_2, then (q = 2) x and u
+    averaged."""
     from fedcomp.neural._core import key_of
     from fedcomp.neural.algorithms import run
     from fedcomp.rng import base_key
     P = _tiny_auprc(5, 20, 3, 0.5, outer_batch=2, inner_batch=5)
     x0 = torch.linspace(-0.3, 0.2, P.dim, dtype=torch.float64)
     alpha, beta = 0.4, 0.3
-    res = run(P, "fcsg-m", 2, alpha, 2, x0=x0, seed=6, beta=beta)
+    res = run(P, "fcsg-m", 2, alpha, 2, x0=x0, seed=6, beta=beta, init_batch=P.outer_batch)
     base = base_key(6)
     x2, u2 = [], []
     for k in range(2):

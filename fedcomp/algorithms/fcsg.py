@@ -21,8 +21,22 @@ x_{t-1}^n: u_{t+1}^n = grad F^n(x_t^n; S_t) + (1 - beta) (u_t^n - grad F^n(x_{t-
 Engine mapping: engine iteration t (0-based) is the paper's iteration t + 1; its client step first
 forms u_{t+1} from x_t (the current, post-synchronisation model) with the samples the paper draws
 at iteration t (key ``sample_key(base, n, t, 0)``; B-batch of the initialisation:
-``sample_key(base, n, 0, 1)``), then takes the local step; the sync step averages. At engine t = 0
-u_1 comes from the initialisation.
+``sample_key(base, n, 0, 1)``), then takes the local step; the schedule then averages. At engine
+t = 0 u_1 comes from the initialisation.
+
+One definition (:mod:`fedcomp.algorithms.spec`), numba step of one client beside the torch step of
+all clients (same order, same keys):
+
+* state: per client the model ``x`` and the estimator ``u`` (d); Acc-FCSG-M also ``x_prev`` (d),
+  x_{t-1}^n; the engine's ``y`` is unused (``tracks_inner=False``). Compiled scratch: ``g`` (FCSG-M)
+  and ``g1``, ``g0`` (Acc-FCSG-M), the estimator (3) at x_t and at x_{t-1};
+* schedule, every q iterations: FCSG averages x (ledger slot "x", d floats per client); FCSG-M and
+  Acc-FCSG-M average x and u (slots "x" and "u"); one model round;
+* oracles: ``cond_grad`` (estimator (3) with the problem's outer batch b) and ``cond_grad_b``
+  (B outer samples, the initialisation), both of :mod:`fedcomp.problems._conditional_kernels`;
+  the torch steps call them through ``p`` (the torch form of
+  :class:`fedcomp.problems.InvariantLogistic`, or the neural ConditionalAUPRC and MAMLProblem,
+  whose ``cond_grad_b`` takes B outer samples / tasks).
 
 Readings (the boxes leave them open):
 
@@ -32,11 +46,16 @@ Readings (the boxes leave them open):
 * x_{t-1}^n in Algorithm 2 line 14 is the client's model at iteration t - 1 as it stood after that
   iteration's server update (the averaged model when t - 1 was a round), i.e. the point at which
   u_t was formed; x_{-1}^n = x_0 is never needed because u_1 comes from the initialisation.
-* ``init_batch`` B is rounded down to an integer (Corollary 4.8 sets B = T^(1/3) / N^(2/3)).
+* ``init_batch`` B is rounded down to an integer (Corollary 4.8 sets B = T^(1/3) / N^(2/3));
+  default 1. The neural experiments pass B = b (the problem's own outer batch).
 * The paper's output is an iterate chosen uniformly at random; fedcomp records ||grad Phi(xbar_t)||^2
   along the run, whose average is that output's expected gap.
 """
+from fedcomp.algorithms._common import moving_average
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.oracles import cond_grad, cond_grad_b
+from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
+from fedcomp.rng import sample_key
 
 _CITE = "Wu et al., FCSG paper (NeurIPS 2023)"
 _BETA = HyperParam("beta", 0.0, 1.0, low_open=True, high_open=False,
@@ -45,93 +64,99 @@ _INIT_BATCH = HyperParam("init_batch", 1.0, 1e9, low_open=False, high_open=False
                          doc="B, outer samples of the initial estimate u_1 (rounded down)")
 
 
-def fcsg_init(data, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    # u_1^n = (1/B) sum_i grad F^n(x_0; xi_{0,i}, B_{0,i}); u lives in Z[:, :d]
-    d = X.shape[1]
-    nB = int(hyper[hyper.shape[0] - 1])
-    for k in range(X.shape[0]):
-        cond_grad_b(data, k, X[k], sample_key(base, k, 0, 1), exact, nB, Z[k, :d])
+# --- numba: one client --------------------------------------------------------------------
+def fcsg_init(data, k, x, u, init_batch, base, exact):
+    """Line 2: u_1^n = (1/B) sum_{i<=B} grad F^n(x_0; xi_{0,i}, B_{0,i})."""
+    cond_grad_b(data, k, x, sample_key(base, k, 0, 1), exact, int(init_batch), u)
 
 
-def fcsg_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    x = X[k]
-    u = Z[k, :d]
+def local_step(x, u, eta):
+    """x_{t+1}^n = x_t^n - alpha u_{t+1}^n (lines 9-11; the schedule averages at a round)."""
+    for j in range(x.shape[0]):
+        x[j] -= eta * u[j]
+
+
+def fcsg_client(data, k, t, x, u, eta, base, exact):
+    # line 14: u_{t+1} = (3) at x_t, on the samples of iteration t
     if t > 0:
         cond_grad(data, k, x, sample_key(base, k, t, 0), exact, u)
-    eta = hyper[0]
-    for j in range(d):
-        x[j] -= eta * u[j]
+    local_step(x, u, eta)
 
 
-def fcsg_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        avg_rows(X, ledger, 0)
-        ledger[0] += 1
-
-
-def fcsgm_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    d = X.shape[1]
-    x = X[k]
-    u = Z[k, :d]
+def fcsgm_client(data, k, t, x, u, g, eta, beta, base, exact):
+    # line 15: u_{t+1} = (1 - beta) u_t + beta (3) at x_t
     if t > 0:
-        beta = hyper[1]
-        g = W[k, :d]
         cond_grad(data, k, x, sample_key(base, k, t, 0), exact, g)
-        for j in range(d):
-            u[j] = (1.0 - beta) * u[j] + beta * g[j]
-    eta = hyper[0]
-    for j in range(d):
-        x[j] -= eta * u[j]
+        moving_average(u, beta, g)
+    local_step(x, u, eta)
 
 
-def fcsgm_sync(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger):
-    if is_round:
-        d = X.shape[1]
-        avg_rows(Z[:, :d], ledger, 1)
-        avg_rows(X, ledger, 0)
-        ledger[0] += 1
-
-
-def accfcsgm_client(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact):
-    # Z[k] = [u (d), x_prev (d)]: x_prev is x_{t-1}^n, the point at which u_t was formed
-    d = X.shape[1]
-    x = X[k]
-    u = Z[k, :d]
-    xp = Z[k, d:2 * d]
+def accfcsgm_client(data, k, t, x, u, x_prev, g1, g0, eta, beta, base, exact):
+    # Algorithm 2 line 14, the same samples S_t at x_t and at x_prev = x_{t-1}, the point at
+    # which u_t was formed
     if t > 0:
-        beta = hyper[1]
-        g1 = W[k, :d]
-        g0 = W[k, d:2 * d]
         key = sample_key(base, k, t, 0)
         cond_grad(data, k, x, key, exact, g1)
-        cond_grad(data, k, xp, key, exact, g0)
-        for j in range(d):
+        cond_grad(data, k, x_prev, key, exact, g0)
+        for j in range(x.shape[0]):
             u[j] = g1[j] + (1.0 - beta) * (u[j] - g0[j])
-    eta = hyper[0]
-    for j in range(d):
-        xp[j] = x[j]
-        x[j] -= eta * u[j]
+    x_prev[:] = x
+    local_step(x, u, eta)
 
+
+# --- torch: all clients -------------------------------------------------------------------
+def fcsg_init_torch(p, x, u, init_batch):
+    u.copy_(p.cond_grad_b(x, p.key(0, 1), int(init_batch)))
+
+
+def fcsg_client_torch(p, t, x, u, eta):
+    if t > 0:
+        u.copy_(p.cond_grad(x, p.key(t, 0)))
+    x -= eta * u
+
+
+def fcsgm_client_torch(p, t, x, u, eta, beta):
+    if t > 0:
+        u.copy_((1.0 - beta) * u + beta * p.cond_grad(x, p.key(t, 0)))
+    x -= eta * u
+
+
+def accfcsgm_client_torch(p, t, x, u, x_prev, eta, beta):
+    if t > 0:
+        key = p.key(t, 0)
+        g1 = p.cond_grad(x, key)
+        g0 = p.cond_grad(x_prev, key)
+        u.copy_(g1 + (1.0 - beta) * (u - g0))
+    x_prev.copy_(x)
+    x -= eta * u
+
+
+_REQ = ("cond_grad", "cond_grad_b")
+# FCSG uploads x only (u is recomputed from scratch after a round); the momentum variants x and u
+_X_ONLY = (Average(var="x"), ModelRound())
+_X_AND_U = (Average(var="x"), Average(var="u"), ModelRound())
 
 register(Algorithm(
     name="fcsg", citation=_CITE + ", Algorithm 1 (FCSG, line 14), estimator (3)",
-    init_step=fcsg_init, client_step=fcsg_client, sync_step=fcsg_sync,
-    hyper=(_INIT_BATCH,), sizes=lambda d, dg: (d, 1, 0), ledger_slots=("x",),
-    requires=("cond_grad", "cond_grad_b"), structures=("local-inner",), tracks_inner=False,
+    hyper=(_INIT_BATCH,), state=State(client={"u": "d"}), schedule=_X_ONLY,
+    ledger_slots=("x",), requires=_REQ, structures=("local-inner",), tracks_inner=False,
+    numba=Steps(fcsg_client, fcsg_init), torch=Steps(fcsg_client_torch, fcsg_init_torch),
     summary="FCSG: local SGD with the biased conditional estimator (3), x averaged every q"))
 
 register(Algorithm(
     name="fcsg-m", citation=_CITE + ", Algorithm 1 (FCSG-M, line 15), estimator (3)",
-    init_step=fcsg_init, client_step=fcsgm_client, sync_step=fcsgm_sync,
-    hyper=(_BETA, _INIT_BATCH), sizes=lambda d, dg: (d, d, 0), ledger_slots=("x", "u"),
-    requires=("cond_grad", "cond_grad_b"), structures=("local-inner",), tracks_inner=False,
+    hyper=(_BETA, _INIT_BATCH), state=State(client={"u": "d"}, scratch={"g": "d"}),
+    schedule=_X_AND_U, ledger_slots=("x", "u"), requires=_REQ, structures=("local-inner",),
+    tracks_inner=False,
+    numba=Steps(fcsgm_client, fcsg_init), torch=Steps(fcsgm_client_torch, fcsg_init_torch),
     summary="FCSG-M: momentum estimator u, x and u averaged every q"))
 
 register(Algorithm(
     name="acc-fcsg-m", citation=_CITE + ", Algorithm 2 (Acc-FCSG-M, line 14), estimator (3)",
-    init_step=fcsg_init, client_step=accfcsgm_client, sync_step=fcsgm_sync,
-    hyper=(_BETA, _INIT_BATCH), sizes=lambda d, dg: (2 * d, 2 * d, 0), ledger_slots=("x", "u"),
-    requires=("cond_grad", "cond_grad_b"), structures=("local-inner",), tracks_inner=False,
+    hyper=(_BETA, _INIT_BATCH),
+    state=State(client={"u": "d", "x_prev": "d"}, scratch={"g1": "d", "g0": "d"}),
+    schedule=_X_AND_U, ledger_slots=("x", "u"), requires=_REQ, structures=("local-inner",),
+    tracks_inner=False,
+    numba=Steps(accfcsgm_client, fcsg_init), torch=Steps(accfcsgm_client_torch, fcsg_init_torch),
     summary="Acc-FCSG-M: STORM estimator with the same samples at x_t and x_{t-1}; x, u "
             "averaged every q"))

@@ -38,3 +38,11 @@ outer_grad_dual = _placeholder("outer_grad_dual")
 ce_grad = _placeholder("ce_grad")
 
 PROTOCOL += ("outer_grad_inner", "outer_grad_dual", "ce_grad")
+
+# conditional problems (FCSG paper (1), fedcomp.problems._conditional_kernels)
+cond_grad = _placeholder("cond_grad")      # (data, k, x, key, exact, out): out = grad of (3), b
+cond_grad_b = _placeholder("cond_grad_b")  # (data, k, x, key, exact, nb, out): nb outer samples
+cond_value_b = _placeholder("cond_value_b")  # (data, k, x, key, exact, nb): the estimator (3)
+cond_draw = _placeholder("cond_draw")      # (data, k, key, i, a, etabar): outer sample i -> b
+
+PROTOCOL += ("cond_grad", "cond_grad_b", "cond_value_b", "cond_draw")

@@ -77,7 +77,11 @@ class Bound:
         return self._each("h_grad", keys, x)
 
     def f_grad(self, y):
-        """grad f(y_k) for every row of y, (K, d_g)."""
+        """grad f(y_k) for every row of y, (K, d_g) (``f_grad_batch(y)`` when the problem has
+        one: a local-inner problem's f_k depends on the client, so only the batch knows k)."""
+        batched = getattr(self.problem, "f_grad_batch", None)
+        if batched is not None:
+            return batched(y)
         torch = _torch()
         return torch.stack([self.problem.f_grad(y[k]) for k in range(y.shape[0])])
 
@@ -128,6 +132,21 @@ class Bound:
             fn(y)
 
     # conditional problems (FCSG paper (1))
+    def cond_grad(self, x, keys):
+        """The gradient of estimator (3) (the problem's outer batch b) at x_k with the samples of
+        keys[k], for every client, (K, d)."""
+        return self._each("cond_grad", keys, x)
+
+    def cond_grad_b(self, x, keys, nb: int):
+        """The same with nb outer samples (FCSG Algorithm 1 line 2's initial batch B), (K, d)."""
+        nb = int(nb)
+        batched = getattr(self.problem, "cond_grad_b_batch", None)
+        if batched is not None:
+            return batched(x, keys, self.exact, nb, self.buf)
+        torch = _torch()
+        fn = self.problem.cond_grad_b
+        return torch.stack([fn(k, x[k], keys[k], self.exact, nb, self._b(k))
+                            for k in range(self.K)])
 
     # local-inner problems: ComFedL and its baselines
 

@@ -50,13 +50,10 @@ Local-inner (ComFedL problem (1), :class:`~fedcomp.neural.problems.LocalComposit
 
 Conditional (FCSG problem (1), :class:`~fedcomp.neural.problems.ConditionalAUPRC`,
 :class:`~fedcomp.neural.problems.MAMLProblem`), FCSG Algorithms 1 and 2 (Wu et al. 2023):
-
-* ``fcsg`` - u_{t+1} = estimator (3) at x_t; ``fcsg-m`` - u_{t+1} = (1 - beta) u_t + beta (3);
-  ``acc-fcsg-m`` - u_{t+1} = (3)(x_t) + (1 - beta)(u_t - (3)(x_{t-1})) with the same samples at
-  both points (STORM), x_{t-1} the point where u_t was formed. x_{t+1} = x_t - alpha u_{t+1};
-  every q iterations u and x are averaged (lines 5-8). u_1 from one estimator at x_0 (B = b,
-  key (k, 0, 1)); S_t = key (k, t, 0). The order and keys are those of
-  :mod:`fedcomp.algorithms.fcsg` (engine iteration t = the paper's t + 1).
+``fcsg``, ``fcsg-m``, ``acc-fcsg-m`` run from their one definition in
+:mod:`fedcomp.algorithms.fcsg` (its torch steps, through the problems' ``cond_grad`` and
+``cond_grad_b``): u_1 from B = ``init_batch`` outer samples (tasks) at x_0 (key (k, 0, 1); the
+experiments pass B = b), S_t = key (k, t, 0), x and (FCSG-M, Acc-FCSG-M) u averaged every q.
 """
 from __future__ import annotations
 
@@ -256,59 +253,6 @@ _register(NeuralAlgorithm("q-fedavg", "Li et al. (ICLR 2020) q-FedAvg, baseline 
 _register(NeuralAlgorithm("drfl", "Deng et al. (NeurIPS 2020) DRFA, baseline of ComFedL 5.1",
                           "local-inner", _round_start_init, _local_sgd_client(False), _drfl_sync,
                           hyper=("lambda_lr",)))
-
-
-# --- conditional: FCSG --------------------------------------------------------------------
-def _fcsg_init(P, st, c):
-    # line 2: u_1 = estimator (3) at x_0 on the initial batch (key (k, 0, 1), B = b here)
-    st.z["u"] = torch.empty_like(st.X)
-    for k in range(P.num_clients):
-        st.z["u"][k] = P.cond_grad(k, st.X[k], c.key(k, 0, 1), c.exact, _buf(st, k))
-    st.z["xprev"] = st.X.clone()
-
-
-def _fcsg_client(variant):
-    def client(P, st, k, t, c, phase):
-        # engine iteration t is the paper's t + 1: first u_{t+1} from x_t (the current,
-        # post-synchronisation model; at t = 0 u_1 comes from the initialisation), then the
-        # local step x_{t+1} = x_t - alpha u_{t+1}; the sync step averages x and u (lines 5-8).
-        if t > 0:
-            key = c.key(k, t, 0)
-            g = P.cond_grad(k, st.X[k], key, c.exact, _buf(st, k))
-            if variant == "fcsg":
-                st.z["u"][k] = g
-            elif variant == "fcsg-m":
-                b = c.hyper["beta"]
-                st.z["u"][k] = (1 - b) * st.z["u"][k] + b * g
-            else:  # acc-fcsg-m: the same samples S_t at x_t and at x_{t-1}
-                b = c.hyper["beta"]
-                gp = P.cond_grad(k, st.z["xprev"][k], key, c.exact, _buf(st, k))
-                st.z["u"][k] = g + (1 - b) * (st.z["u"][k] - gp)
-            st.z["xprev"][k] = st.X[k]
-        st.X[k] -= c.hyper["eta"] * st.z["u"][k]
-    return client
-
-
-def _fcsg_sync(P, st, t, is_round, c, phase):
-    # Lines 5-8: at a round u_t = mean u_t^n and x_t = mean (x_{t-1}^n - alpha u_t^n), which is
-    # the mean of the locally stepped models; FCSG uploads x only (u is recomputed from scratch,
-    # as :mod:`fedcomp.algorithms.fcsg` books it), FCSG-M and Acc-FCSG-M upload x and u.
-    if is_round:
-        st.avg("X")
-        if c.hyper.get("beta") is not None:
-            st.avg("u", st.z["u"])
-        else:
-            st.z["u"][:] = st.z["u"].mean(0, keepdim=True)
-        st.model_round()
-
-
-_FCSG = "Wu et al., Federated Conditional Stochastic Optimization (NeurIPS 2023)"
-_register(NeuralAlgorithm("fcsg", _FCSG + ", Algorithm 1 (FCSG)", "conditional", _fcsg_init,
-                          _fcsg_client("fcsg"), _fcsg_sync))
-_register(NeuralAlgorithm("fcsg-m", _FCSG + ", Algorithm 1 (FCSG-M)", "conditional", _fcsg_init,
-                          _fcsg_client("fcsg-m"), _fcsg_sync, hyper=("beta",)))
-_register(NeuralAlgorithm("acc-fcsg-m", _FCSG + ", Algorithm 2", "conditional", _fcsg_init,
-                          _fcsg_client("acc-fcsg-m"), _fcsg_sync, hyper=("beta",)))
 
 
 # --- the loop -------------------------------------------------------------------------------

@@ -210,11 +210,13 @@ def _build_fcsg_auprc(smoke, device, seed, data_dir, iterations):
     ce = LocalCompositional(model, data, gamma=None, batch_size=32)
     auc = AUCMinimax(model, data, prior=float(btr.mean()), rho=0.0, batch_size=32)
     q = 2 if smoke else 8
+    B = dict(init_batch=cond.outer_batch)  # u_1 from b outer samples, like every later u
     return [Arm("fedavg", "fedavg", ce, 0.05, q, {}, evaluate, "", x0),
             Arm("coda+", "coda", auc, 0.05, q, {}, evaluate, "", x0),
-            Arm("fcsg", "fcsg", cond, 0.05, q, {}, evaluate, "", x0),
-            Arm("fcsg-m", "fcsg-m", cond, 0.05, q, dict(beta=0.5), evaluate, "", x0),
-            Arm("acc-fcsg-m", "acc-fcsg-m", cond, 0.05, q, dict(beta=0.5), evaluate, "", x0)]
+            Arm("fcsg", "fcsg", cond, 0.05, q, B, evaluate, "", x0),
+            Arm("fcsg-m", "fcsg-m", cond, 0.05, q, dict(beta=0.5, **B), evaluate, "", x0),
+            Arm("acc-fcsg-m", "acc-fcsg-m", cond, 0.05, q, dict(beta=0.5, **B), evaluate, "",
+                x0)]
 
 
 _reg(Experiment(
@@ -228,8 +230,8 @@ _reg(Experiment(
     algorithms=("fedavg", "coda", "fcsg", "fcsg-m", "acc-fcsg-m"),
     metrics=("test_ap",),
     notes="Client count, model, step sizes, batch sizes and q are not in the text (ours): K=8, "
-          "eta=0.05, q=8, b=8 outer / m=32 inner samples, beta=0.5, margin 0.6. CoDA+ is run as "
-          "CoDA (local SGDA on the AUC min-max loss).",
+          "eta=0.05, q=8, b=8 outer / m=32 inner samples (u_1 too: B=b), beta=0.5, margin 0.6. "
+          "CoDA+ is run as CoDA (local SGDA on the AUC min-max loss).",
     build=_build_fcsg_auprc, default_iterations=1000, smoke_iterations=4))
 
 
@@ -451,9 +453,11 @@ def _build_maml(smoke, device, seed, data_dir, iterations):
                                             seed=seed)}
 
     q = 2 if smoke else 4
-    return [Arm("fcsg", "fcsg", P, 0.1, q, {}, evaluate, "5-way-1-shot", x0),
-            Arm("fcsg-m", "fcsg-m", P, 0.1, q, dict(beta=0.5), evaluate, "5-way-1-shot", x0),
-            Arm("acc-fcsg-m", "acc-fcsg-m", P, 0.1, q, dict(beta=0.5), evaluate,
+    B = dict(init_batch=P.tasks)  # u_1 from as many tasks as every later u
+    return [Arm("fcsg", "fcsg", P, 0.1, q, B, evaluate, "5-way-1-shot", x0),
+            Arm("fcsg-m", "fcsg-m", P, 0.1, q, dict(beta=0.5, **B), evaluate, "5-way-1-shot",
+                x0),
+            Arm("acc-fcsg-m", "acc-fcsg-m", P, 0.1, q, dict(beta=0.5, **B), evaluate,
                 "5-way-1-shot", x0)]
 
 
@@ -468,8 +472,9 @@ _reg(Experiment(
     algorithms=("fcsg", "fcsg-m", "acc-fcsg-m"),
     metrics=("test_accuracy",),
     notes="Local-SCGD(M) baselines not run here. Ours: q=4, alpha=0.1, beta=0.5, 4 tasks per "
-          "client step, 15 query images per class; characters split 80/20 into train/test "
-          "(the paper uses Torchmeta's 1028/172/423 split of the full data set).",
+          "client step (u_1 too: B=4), 15 query images per class; characters split 80/20 "
+          "into train/test (the paper uses Torchmeta's 1028/172/423 split of the full data "
+          "set).",
     build=_build_maml, default_iterations=500, smoke_iterations=4))
 
 

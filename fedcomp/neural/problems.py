@@ -19,7 +19,8 @@ Structures (the same names as the simulator):
     ``inner_value`` g(x) = x - rho Delta(x), ``inner_vjp`` (I - rho Hess L_CE) u, ``outer_grads``
     (grad_z f, grad_y f) of the AUC loss (1), ``ce_grad``.
 ``conditional`` (:class:`ConditionalAUPRC`, :class:`MAMLProblem`) - FCSG problem (1): the
-    estimator (3) ``cond_grad(k, x, key, exact, buf)``.
+    estimator (3) ``cond_grad(k, x, key, exact, buf)`` with the problem's outer batch (tasks),
+    ``cond_grad_b(k, x, key, exact, nb, buf)`` with nb of them (the first nb of the key's).
 """
 from __future__ import annotations
 
@@ -375,10 +376,14 @@ class ConditionalAUPRC:
             raise ValueError("every client needs at least one positive sample for AUPRC")
 
     def cond_grad(self, k, x, key, exact, buf=None):
+        return self.cond_grad_b(k, x, key, exact, self.outer_batch, buf)
+
+    def cond_grad_b(self, k, x, key, exact, nb, buf=None):
+        """Estimator (3) with nb outer samples (the first nb of `key`'s; FCSG's initial batch B)."""
         from fedcomp.rng import substream
         xl = _leaf(x)
         pr = self.pos_rows[k]
-        po = draw_rows(np.uint64(substream(np.uint64(key), 0)), np.int64(self.outer_batch),
+        po = draw_rows(np.uint64(substream(np.uint64(key), 0)), np.int64(nb),
                        np.int64(len(pr)))
         zpos = self.data.inputs[k][pr[torch.as_tensor(po, device=pr.device)]]
         inn = draw_rows(np.uint64(substream(np.uint64(key), 1)), np.int64(self.inner_batch),
@@ -444,14 +449,19 @@ class MAMLProblem:
         return y
 
     def cond_grad(self, k, x, key, exact, buf=None):
+        return self.cond_grad_b(k, x, key, exact, self.tasks, buf)
+
+    def cond_grad_b(self, k, x, key, exact, nb, buf=None):
+        """Estimator (3) averaged over nb tasks (the first nb of `key`'s; FCSG's initial batch
+        B)."""
         rng = np.random.default_rng(int(np.uint64(key) >> np.uint64(1)))
         xl = _leaf(x)
         total = torch.zeros_like(x)
-        for _ in range(self.tasks):
+        for _ in range(nb):
             sx, sy, qx, qy = self.sample_task(self.chars[k], rng)
             y = self.adapt(xl, sx, sy, 1, create_graph=True)
             total += torch.autograd.grad(F.cross_entropy(self.model(y, qx), qy), xl)[0]
-        return total / self.tasks
+        return total / nb
 
     def evaluate(self, x, chars, n_tasks: int, steps: int, seed: int = 0):
         """Mean query accuracy after ``steps`` adaptation steps on n_tasks test tasks."""

@@ -8,10 +8,13 @@ problems that have one.
 """
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
 from fedcomp.neural._core import FlatModel, require_torch
+from fedcomp.problems._conditional_kernels import cond_draw
 from fedcomp.rng import add_normal, substream
 
 torch = require_torch()
@@ -68,6 +71,118 @@ class LinearQuadraticTorch:
         return y if n <= self.R else (self.R / n) * y
 
 
+
+@nb.njit(cache=True)
+def conditional_draws(data, k, key, n):
+    """The first n outer samples of `key` for client k of an InvariantLogistic, exactly as its
+    kernels draw them (``cond_draw``): the means etabar of their inner samples (n, d) and the
+    labels b (n,)."""
+    E = np.empty((n, data[0].shape[1]))
+    b = np.empty(n)
+    a = np.empty(data[0].shape[1])
+    for i in range(n):
+        b[i] = cond_draw(data, k, np.uint64(key), i, a, E[i])
+    return E, b
+
+
+class InvariantLogisticTorch:
+    """:class:`fedcomp.problems.InvariantLogistic` (FCSG paper (1)) on tensors, with its kernels'
+    sampling (outer samples i of a key from :func:`conditional_draws`) and arithmetic
+    (:mod:`fedcomp.problems._conditional_kernels`):
+
+    * ``cond_grad_b(k, x, key, exact, nb)``: the gradient of estimator (3) with nb outer samples,
+      (1/nb) sum_i f'_{b_i}(etabar_i . x) etabar_i + grad h(x); exact: grad Phi_k(x) in closed
+      form up to the one-dimensional logistic-normal integrals, by the kernels' quadrature
+      (Gauss-Hermite for sd <= 1, else the piecewise-linear limits plus composite Gauss-Legendre
+      on [0, 40]); ``cond_grad``: the same with the problem's outer batch b;
+    * the compositional reformulation of the Local-SCGD(M) baselines: ``g_value`` (mu_k . x, or
+      etabar . x of outer sample 0), ``g_vjp``, ``h_grad`` and ``f_grad_batch`` (f_k depends on the
+      client through the label share p_k, so only the batch form exists)."""
+
+    structure = "local-inner"
+    has_h = True
+
+    def __init__(self, problem, device="cpu", dtype=None):
+        dtype = dtype or torch.float64
+        self.data = problem.data
+
+        def as_t(a):
+            return torch.as_tensor(a, dtype=dtype, device=device)
+
+        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w = problem.data
+        self.W, self.Mu = as_t(Wt), as_t(Mu)
+        self.gh_t, self.gh_w, self.pl_z, self.pl_w = map(as_t, (gh_t, gh_w, pl_z, pl_w))
+        self.s1, self.lam, self.gam = problem.sigma1, problem.lam, problem.gamma
+        self.outer_batch = problem.outer_batch
+        self.num_clients, self.dim, self.inner_dim = problem.num_clients, problem.dim, 1
+        # p_k = P(b = +1) = Phi_N(mu_k . w_k / (sigma1 |w_k|)), the reformulation's label share
+        self.share = self._cdf((self.Mu * self.W).sum(1) / (self.s1 * self.W.norm(dim=1)))
+
+    @staticmethod
+    def _cdf(r):
+        return 0.5 * torch.special.erfc(-r / math.sqrt(2.0))
+
+    def _draws(self, k, key, n, like):
+        E, b = conditional_draws(self.data, k, np.uint64(key), n)
+        return (torch.as_tensor(E, dtype=like.dtype, device=like.device),
+                torch.as_tensor(b, dtype=like.dtype, device=like.device))
+
+    def _sigmoid_moments(self, mean, sd):
+        """(E sigmoid(Z), E sigmoid'(Z)), Z ~ N(mean, sd^2): the B and C of the kernels'
+        logistic_normal, by the same quadrature."""
+        if sd <= 0.0:
+            s = torch.sigmoid(mean)
+            return s, s * (1.0 - s)
+        if sd <= 1.0:
+            s = torch.sigmoid(mean + sd * self.gh_t)
+            return (self.gh_w * s).sum(), (self.gh_w * s * (1.0 - s)).sum()
+        z, w = self.pl_z, self.pl_w
+        c = 1.0 / (math.sqrt(2.0 * math.pi) * sd)
+        gp = c * torch.exp(-0.5 * ((z - mean) / sd) ** 2)
+        gm = c * torch.exp(-0.5 * ((z + mean) / sd) ** 2)
+        e = torch.exp(-z)
+        B = self._cdf(mean / sd) + (w * (gm - gp) * (e / (1.0 + e))).sum()
+        C = (w * (gp + gm) * (e / ((1.0 + e) * (1.0 + e)))).sum()
+        return B, C
+
+    def _exact_grad(self, k, x):
+        """grad (Phi_k - h)(x) (the kernels' client_value_grad with tau2 = 0)."""
+        mu, w, s1 = self.Mu[k], self.W[k], self.s1
+        sd_v = s1 * torch.sqrt(w @ w)
+        r = (mu @ w) / sd_v
+        pr = torch.exp(-0.5 * r * r) / math.sqrt(2.0 * math.pi)
+        B, C = self._sigmoid_moments(mu @ x, float(torch.sqrt(s1 * s1 * (x @ x))))
+        return (B - self._cdf(r)) * mu + s1 * s1 * C * x - (s1 * s1 * pr / sd_v) * w
+
+    def h_grad(self, k, x, key, exact, buf=None):
+        q = 1.0 + self.gam * x * x
+        return self.lam * 2.0 * self.gam * x / (q * q)
+
+    def cond_grad_b(self, k, x, key, exact, nb, buf=None):
+        if exact:
+            g = self._exact_grad(k, x)
+        else:
+            E, b = self._draws(k, key, nb, x)
+            g = (-b * torch.sigmoid(-b * (E @ x)) / nb) @ E
+        return g + self.h_grad(k, x, key, exact)
+
+    def cond_grad(self, k, x, key, exact, buf=None):
+        return self.cond_grad_b(k, x, key, exact, self.outer_batch, buf)
+
+    # the compositional reformulation (Local-SCGD(M) baselines)
+    def g_value(self, k, x, key, exact, buf=None):
+        e = self.Mu[k] if exact else self._draws(k, key, 1, x)[0][0]
+        return (e @ x).reshape(1)
+
+    def g_vjp(self, k, x, v, key, exact, buf=None):
+        e = self.Mu[k] if exact else self._draws(k, key, 1, x)[0][0]
+        return e * v[0]
+
+    def f_grad_batch(self, y):
+        p = self.share[:, None]
+        return -p * torch.sigmoid(-y) + (1.0 - p) * torch.sigmoid(y)
+
+
 def _kl_form(problem, device, dtype):
     from fedcomp.neural.models import LogisticRegression
     from fedcomp.neural.problems import ClientData, kl_dro
@@ -109,6 +224,7 @@ def _forms():
         # minimax (AUC paper)
         P.AUCMinimax: _auc_form,
         # conditional (FCSG paper)
+        P.InvariantLogistic: InvariantLogisticTorch,
         # local-inner (ComFedL paper)
     }
 

@@ -37,10 +37,6 @@ PENDING = {
     "fcsg",
     "fcsg-m",
     # local-inner (ComFedL paper and its baselines)
-    "comfedl",
-    "drfl",
-    "fedavg",
-    "q-fedavg",
 }
 
 

@@ -28,3 +28,11 @@ h_grad = _placeholder("h_grad")        # (data, k, x, key, exact, out): out = gr
 f_grad = _placeholder("f_grad")        # (data, k, y, out): out = grad f_k(y)
 
 PROTOCOL = ("HAS_H", "g_value", "g_value2", "g_vjp", "h_grad", "f_grad")
+
+# local-inner problems: ComFedL (1) and its FL baselines (fedcomp.problems._robustfl_kernels)
+g_value_b = _placeholder("g_value_b")        # (data, k, x, key, exact, nb, out): |B| = nb
+g_vjp_b = _placeholder("g_vjp_b")            # (data, k, x, v, key, exact, nb, out): same B
+f_grad_b = _placeholder("f_grad_b")          # (data, k, y, key, exact, nb, out): grad f_k(y; B~)
+loss_value_b = _placeholder("loss_value_b")  # (data, k, x, key, exact, nb) -> l_k(x; B)
+loss_grad_b = _placeholder("loss_grad_b")    # (data, k, x, key, exact, nb, out): grad l_k(x; B)
+client_weight = _placeholder("client_weight")  # (data, k) -> n_k / N

@@ -42,22 +42,14 @@ Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`):
   x -= eta u, u_0 = 0; x and u averaged every p.
 
 Local-inner (ComFedL problem (1), :class:`~fedcomp.neural.problems.LocalCompositional`):
-
-* ``comfedl`` - ComFedL Algorithm 1 (Huang et al.) with every client participating: local SGD
-  with the compositional estimator u = exp(L_B/gamma) grad L_B / gamma, w averaged every tau.
-* ``fedavg`` - FedAvg (McMahan et al. 2017) on the plain loss, all clients, server model the
-  data-size weighted mean sum_k (n_k / N) w_k (as :mod:`fedcomp.algorithms.robust_baselines`).
-* ``q-fedavg`` - q-FedAvg (Li et al. 2020) with all clients: each client runs tau local SGD steps
-  from w, Delta_k = L (w - w_k), L = 1/eta, and the server takes w -= sum_k F_k^q Delta_k /
-  sum_k (q F_k^{q-1} ||Delta_k||^2 + L F_k^q), F_k = the client's loss at w on all its data
-  + 1e-10 (the reference implementation). With all clients participating this is the
-  simulator's rule with m = K.
-* ``drfl`` - DRFA (Deng et al. 2020) in expectation: every client runs tau local SGD steps, the
-  server takes the lambda-weighted mean of the models and the projected ascent step
-  lambda <- Proj_simplex(lambda + tau * ``lambda_lr`` * F(w)) with F_k(w) the clients' full
-  losses. DIFFERENCE from the simulator's ``drfl``: DRFA samples m clients by lambda, takes the
-  losses at a random local snapshot on m uniformly sampled clients' minibatches; here those
-  draws are replaced by their expectations (all clients, the final local model, full losses).
+``comfedl``, ``fedavg``, ``q-fedavg`` and ``drfl`` run their one definition
+(:mod:`fedcomp.algorithms.comfedl`, :mod:`fedcomp.algorithms.robust_baselines`): client
+sampling (``clients_per_round``, 0 = all), minibatches of the algorithm's ``batch`` (and
+ComFedL's ``outer_batch``), the same draws as the simulator. ``drfl`` is therefore the
+simulator's DRFA (Deng et al. 2020, the paper's algorithm): m clients sampled by lambda, the loss
+step at a random local snapshot on m uniformly sampled clients' minibatches. (The neural copy it
+replaced ran DRFA "in expectation": all clients, the lambda-weighted mean of the final models and
+full losses; that variant is gone.)
 
 Conditional (FCSG problem (1), :class:`~fedcomp.neural.problems.ConditionalAUPRC`,
 :class:`~fedcomp.neural.problems.MAMLProblem`), FCSG Algorithms 1 and 2 (Wu et al. 2023):
@@ -190,10 +182,6 @@ def _momentum_sync(names_):
     return sync
 
 
-def _noop_init(P, st, c):
-    pass
-
-
 # --- minimax: AUC ---------------------------------------------------------------------------
 def _auc_grads(P, st, k, t, c, compositional: bool):
     """Stochastic (grad_x, grad_y) at client k's (x, y) and iteration t; for LocalSCGDAM through
@@ -312,93 +300,6 @@ _register(NeuralAlgorithm("coda", "Guo et al. (ICML 2020), as baseline in " + _A
 _register(NeuralAlgorithm("localsgdm", "Yu et al. (ICML 2019), as baseline in " + _AUC,
                           "minimax", _sgdm_init, _sgdm_client, _momentum_sync(("X", "u")),
                           hyper=("momentum",), defaults=(("momentum", 0.9),)))
-
-
-# --- local-inner: ComFedL and the robust-FL baselines ----------------------------------------
-def _local_sgd_client(compositional):
-    def client(P, st, k, t, c, phase):
-        key = c.key(k, t, 0)
-        g = (P.local_grad(k, st.X[k], key, c.exact, _buf(st, k)) if compositional
-             else P.loss_grad(k, st.X[k], key, c.exact, _buf(st, k))[1])
-        st.X[k] -= c.hyper["eta"] * g
-    return client
-
-
-def _round_start_init(P, st, c):
-    st.s["w"] = st.X[0].clone()
-    if "lam" not in st.s:
-        st.s["lam"] = torch.full((P.num_clients,), 1.0 / P.num_clients, dtype=st.X.dtype,
-                                 device=st.X.device)
-
-
-def _qfedavg_sync(P, st, t, is_round, c, phase):
-    if not is_round:
-        return
-    q, L = c.hyper["q"], 1.0 / c.hyper["eta"]
-    w = st.s["w"]
-    num = torch.zeros_like(w)
-    den = 0.0
-    for k in range(P.num_clients):
-        Fk = P.client_loss(k, w, _buf(st, k)) + 1e-10  # as the reference qffedavg.py
-        delta = L * (w - st.X[k])
-        num += Fk ** q * delta
-        den += q * Fk ** (q - 1) * float(delta @ delta) + L * Fk ** q
-    w -= num / den
-    st.X[:] = w[None, :]
-    st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel()) + P.num_clients
-    st.model_round()
-
-
-def _project_simplex(v):
-    """Euclidean projection onto the probability simplex (Duchi et al. 2008)."""
-    u, _ = torch.sort(v, descending=True)
-    css = torch.cumsum(u, 0) - 1.0
-    ind = torch.arange(1, v.numel() + 1, device=v.device, dtype=v.dtype)
-    rho = int(torch.nonzero(u - css / ind > 0).max())
-    return torch.clamp(v - css[rho] / (rho + 1), min=0.0)
-
-
-def _drfl_sync(P, st, t, is_round, c, phase):
-    if not is_round:
-        return
-    lam = st.s["lam"]
-    w = (lam[:, None] * st.X).sum(0)
-    st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel())
-    losses = torch.tensor([P.client_loss(k, w, _buf(st, k)) for k in range(P.num_clients)],
-                          dtype=w.dtype, device=w.device)
-    st.s["lam"] = _project_simplex(lam + c.I * c.hyper["lambda_lr"] * losses)
-    st.X[:] = w[None, :]
-    st.s["w"] = w.clone()
-    st.model_round()
-
-
-def _avg_x_sync(P, st, t, is_round, c, phase):
-    if is_round:
-        st.avg("X")
-        st.model_round()
-
-
-def _weighted_avg_sync(P, st, t, is_round, c, phase):
-    """FedAvg's server step: the data-size weighted mean sum_k (n_k / N) w_k."""
-    if is_round:
-        n = torch.as_tensor(P.data.sizes, dtype=st.X.dtype, device=st.X.device)
-        st.X[:] = ((n / n.sum())[:, None] * st.X).sum(0, keepdim=True)
-        st.floats["X"] = st.floats.get("X", 0) + int(st.X.numel())
-        st.model_round()
-
-
-_CF = "Huang, Li, Huang, Compositional Federated Learning (ComFedL), Algorithm 1"
-_register(NeuralAlgorithm("comfedl", _CF, "local-inner", _noop_init, _local_sgd_client(True),
-                          _avg_x_sync))
-_register(NeuralAlgorithm("fedavg", "McMahan et al. (2017) FedAvg, baseline of ComFedL 5.1",
-                          "local-inner", _noop_init, _local_sgd_client(False),
-                          _weighted_avg_sync))
-_register(NeuralAlgorithm("q-fedavg", "Li et al. (ICLR 2020) q-FedAvg, baseline of ComFedL 5.1",
-                          "local-inner", _round_start_init, _local_sgd_client(False),
-                          _qfedavg_sync, hyper=("q",), defaults=(("q", 0.2),)))
-_register(NeuralAlgorithm("drfl", "Deng et al. (NeurIPS 2020) DRFA, baseline of ComFedL 5.1",
-                          "local-inner", _round_start_init, _local_sgd_client(False), _drfl_sync,
-                          hyper=("lambda_lr",)))
 
 
 # --- conditional: FCSG --------------------------------------------------------------------

@@ -89,14 +89,31 @@ def _sigmoid(z):
     return torch.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
-class RobustFLTorch:
+class _LocalInnerForm:
+    """What the two local-inner forms share: the protocol oracles (the problem's default batch
+    ``self.batch``) from the ``*_b`` ones, no h, and the weights n_k / N."""
+
+    structure = "local-inner"
+    has_h = False
+
+    def client_weight(self, k):
+        return float(self.weights[k])
+
+    def g_value(self, k, x, key, exact, buf=None):
+        return self.g_value_b(k, x, key, exact, self.batch)
+
+    def g_vjp(self, k, x, v, key, exact, buf=None):
+        return self.g_vjp_b(k, x, v, key, exact, self.batch)
+
+    def h_grad(self, k, x, key, exact, buf=None):
+        return torch.zeros_like(x)
+
+
+class RobustFLTorch(_LocalInnerForm):
     """:class:`fedcomp.problems.RobustFL` on tensors: inner g_k = client k's regularised
     logistic loss on a minibatch (rows ``randint(key, j, n_k)``, :func:`draw_rows`), outer
     f(y) = exp(y / gamma); the local-inner oracles of :mod:`fedcomp.problems._robustfl_kernels`
     (``*_b`` with an explicit batch size) and the protocol ones (the problem's default batch)."""
-
-    structure = "local-inner"
-    has_h = False
 
     def __init__(self, problem, device="cpu", dtype=None):
         dtype = dtype or torch.float64
@@ -140,31 +157,16 @@ class RobustFLTorch:
     def loss_grad_b(self, k, x, key, exact, nb_, buf=None):
         return self._loss_grad(k, x, 1.0, key, exact, nb_)
 
-    def client_weight(self, k):
-        return float(self.weights[k])
-
-    def g_value(self, k, x, key, exact, buf=None):
-        return self.g_value_b(k, x, key, exact, self.batch)
-
-    def g_vjp(self, k, x, v, key, exact, buf=None):
-        return self.g_vjp_b(k, x, v, key, exact, self.batch)
-
-    def h_grad(self, k, x, key, exact, buf=None):
-        return torch.zeros_like(x)
-
     def f_grad(self, y):
         return torch.exp(y / self.gamma) / self.gamma
 
 
-class MAMLQuadraticTorch:
+class MAMLQuadraticTorch(_LocalInnerForm):
     """:class:`fedcomp.problems.MAMLQuadratic` on tensors: task k's samples a = L_k e[:d],
     s = a.theta_k + noise e[d] with e the normals of ``substream(key, j)`` (:func:`normal_rows`),
     as :mod:`fedcomp.problems._maml_kernels` draws them; inner g_k(w; B) = w - alpha grad
     l_k(w; B), outer f_k = l_k (MAML (7)) or exp(l_k / gamma) (problem (10)) on the query batch.
     The outer function differs per client, so the protocol's f_grad is ``f_grad_batch``."""
-
-    structure = "local-inner"
-    has_h = False
 
     def __init__(self, problem, device="cpu", dtype=None):
         dtype = dtype or torch.float64
@@ -213,18 +215,6 @@ class MAMLQuadraticTorch:
 
     def loss_grad_b(self, k, x, key, exact, nb_, buf=None):
         return self._task_grad(k, x, key, exact, nb_)[1]
-
-    def client_weight(self, k):
-        return float(self.weights[k])
-
-    def g_value(self, k, x, key, exact, buf=None):
-        return self.g_value_b(k, x, key, exact, self.batch)
-
-    def g_vjp(self, k, x, v, key, exact, buf=None):
-        return self.g_vjp_b(k, x, v, key, exact, self.batch)
-
-    def h_grad(self, k, x, key, exact, buf=None):
-        return torch.zeros_like(x)
 
     def f_grad_batch(self, y):
         """grad f_k(y_k) (exact) for every row of y, (K, d_g)."""

@@ -24,24 +24,13 @@ import backend_cases as C
 
 HERE = Path(__file__).resolve().parent
 
-# Issue 14 in progress: the algorithms still written the old way (compiled steps over flat
-# buffers, and a second torch copy in fedcomp.neural.algorithms). The set may only shrink.
-PENDING = {
-    # minimax (AUC paper)
-    # conditional (FCSG paper)
-    # local-inner (ComFedL paper and its baselines)
-    "comfedl",
-    "drfl",
-    "fedavg",
-    "q-fedavg",
-}
 
 
-def test_every_algorithm_has_cases_and_one_definition():
+def test_every_algorithm_has_cases_and_both_backends():
     assert set(C.HYPER) == set(names()), "add the new algorithm to tests/backend_cases.HYPER"
-    old = {n for n in names() if not get(n).defined_once or get(n).torch is None}
-    assert old == PENDING, (f"written the old way: {sorted(old)}; a new algorithm must be one "
-                            f"definition with numba and torch steps (fedcomp.algorithms.spec)")
+    missing = [n for n in names() if get(n).torch is None]
+    assert not missing, (f"{missing} have no torch steps: every algorithm is one definition "
+                         f"with numba and torch steps (fedcomp.algorithms.spec)")
 
 
 
@@ -56,7 +45,7 @@ def _step_functions(alg):
     return fns + _helpers(fns)
 
 
-@pytest.mark.parametrize("name", sorted(set(names()) - PENDING))
+@pytest.mark.parametrize("name", names())
 def test_steps_import_every_name_they_call(name):
     """A reader and a linter can follow every call: each global name a step or helper uses is
     bound in its own module (the oracles to the placeholders of fedcomp.algorithms.oracles)."""
@@ -77,13 +66,13 @@ def cases():
 def test_each_algorithm_has_a_problem_with_a_torch_form(cases):
     pytest.importorskip("torch")
     from fedcomp.neural.synthetic import supported
-    for name in sorted(set(names()) - PENDING):
+    for name in names():
         assert any(type(p).__name__ in supported() for _, p in C.pairs(name, cases)), name
 
 
 @pytest.mark.neural
 @pytest.mark.parametrize("stochastic", [False, True])
-@pytest.mark.parametrize("name", sorted(set(names()) - PENDING))
+@pytest.mark.parametrize("name", names())
 def test_backends_agree(name, stochastic, cases):
     pytest.importorskip("torch")
     from fedcomp.neural.synthetic import supported
@@ -124,11 +113,21 @@ def test_both_backends_refuse_the_same_bad_input(cases):
     # an unsupported problem names the supported ones
     with pytest.raises(ValueError, match="LinearQuadratic"):
         fedcomp.simulate(cases["chi2-dro"], "feddro", iterations=4, beta=0.5, backend="torch")
-    for name in sorted(PENDING)[:1]:
-        pn, q = C.pairs(name, cases)[0]
-        with pytest.raises(ValueError, match="no torch steps"):
-            fedcomp.simulate(q, name, iterations=4, local_steps=C.local_steps(name),
-                             backend="torch", **C.HYPER[name])
+    # an algorithm registered without torch steps (this test's own) names those that have them
+    from fedcomp.algorithms import Algorithm, base, register
+    from fedcomp.algorithms.fedavg import fedavg_client, inner_value_init
+    from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
+    register(Algorithm(name="numba-only", citation="test", ledger_slots=("x", "y"),
+                       state=State(scratch={"v": "dg", "gx": "d", "hx": "d"}),
+                       schedule=(Average(var="y", when="init"), Average(var="x"), ModelRound()),
+                       numba=Steps(fedavg_client, inner_value_init)))
+    try:
+        with pytest.raises(ValueError, match="no torch steps yet; backend='torch' runs .*feddro"):
+            fedcomp.simulate(p, "numba-only", iterations=4, backend="torch")
+    finally:
+        base._REGISTRY.pop("numba-only")
+    with pytest.raises(ValueError, match="numba=Steps"):
+        Algorithm(name="no-steps", citation="test")
 
 
 _BOUNDS_SCRIPT = r"""

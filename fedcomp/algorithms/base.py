@@ -1,29 +1,19 @@
-"""How an algorithm is described: its steps, hyperparameters, state sizes and communication.
+"""How an algorithm is described: one definition for both backends (:mod:`.spec`).
 
-An algorithm is its *client step* and its *sync step* (plus an *init step*), written as plain
-Python functions against the kernel protocol of :mod:`fedcomp.problems.base`; the engine compiles
-them together with a problem's kernels (:mod:`fedcomp.engine.build`) and owns everything else:
-the iteration loop, random keys, the ledger, recording and divergence stops.
-
-Step signatures (all arrays float64 unless said; the engine allocates them)::
-
-    init_step(data, X, Y, Z, W, S, hyper, base, I, exact, ledger)
-    client_step(data, phase, k, t, X, Y, Z, W, S, hyper, base, I, exact)
-    sync_step(data, phase, t, is_round, X, Y, Z, W, S, hyper, base, I, exact, ledger)
-
-X (K, d) client models, initialised to x0; Y (K, d_g) client inner estimates; Z (K, nz) other
-client state (momenta, previous iterates, dual variables); W (K, nw) client scratch; S (ns,)
-server state; hyper: float64 array [eta, then the algorithm's hyperparameters in declared order];
-base: the run's uint64 base key (draw samples with ``sample_key(base, k, t, j)``); I: local steps;
-exact: bool (exact oracles); ledger: int64 (see :mod:`fedcomp.engine.prims`).
+An :class:`Algorithm` holds, once: its citation, its hyperparameters with their ranges
+(:class:`HyperParam`) and coupled constraints (``check_hyper``), its named state
+(:class:`~fedcomp.algorithms.spec.State`), its communication schedule as data, and its steps for
+each backend (:class:`~fedcomp.algorithms.spec.Steps`: ``numba``, the compiled step of one
+client; ``torch``, the step of all clients at once). The engine owns everything else: the
+iteration loop, random keys, the ledger, recording and divergence stops. Each iteration t runs,
+for each phase, the client step (of every client) and then the schedule's exchanges;
+``is_round`` is True when (t + 1) % I == 0.
 
 ``check_hyper(values)`` (optional) receives {"eta", "local_steps", and every hyperparameter} and
 raises ValueError for constraints that couple several of them (e.g. alpha * eta <= 1); it runs in
-Python before any compiled code, for :func:`fedcomp.simulate` and ``simulate_many`` alike.
+Python before any compiled code, for both backends (:meth:`Algorithm.resolve_hyper`).
 
-Each iteration t runs, for each phase, the client step of every client and then the sync step;
-``is_round`` is True when (t + 1) % I == 0. Steps may call the kernel names, the primitives of
-:mod:`fedcomp.engine.prims`, the rng functions and the functions listed in ``helpers``.
+The README's "Add an algorithm" is a worked example.
 """
 from __future__ import annotations
 
@@ -59,14 +49,9 @@ class Algorithm:
     """A registered algorithm (see the module docstring for the step protocol)."""
     name: str
     citation: str
-    init_step: Callable | None = None
-    client_step: Callable | None = None
-    sync_step: Callable | None = None
     hyper: tuple[HyperParam, ...] = ()
-    sizes: Callable[[int, int], tuple[int, int, int]] = lambda d, dg: (0, 0, 0)
     ledger_slots: tuple[str, ...] = ("x",)
     n_phases: int = 1
-    helpers: tuple[Callable, ...] = ()
     requires: tuple[str, ...] = ("g_value", "g_vjp", "f_grad", "h_grad")
     structures: tuple[str, ...] = ("global-inner",)
     fixed_local_steps: int | None = None
@@ -74,26 +59,25 @@ class Algorithm:
     check_hyper: Callable[[dict], None] | None = None
     summary: str = ""
     extra: dict = field(default_factory=dict)
-    # one definition for both backends (fedcomp.algorithms.spec); when given, the engine
-    # generates init_step, client_step and sync_step from them
-    state: _spec.State | None = None
+    # the one definition (fedcomp.algorithms.spec): the engine generates the compiled
+    # wrappers from state, schedule and numba steps; the torch backend runs the torch steps
+    state: _spec.State = field(default_factory=_spec.State)
     schedule: tuple = ()
     numba: _spec.Steps | None = None
     torch: _spec.Steps | None = None
 
     def __post_init__(self):
-        if self.numba is None:
-            if None in (self.init_step, self.client_step, self.sync_step):
-                raise ValueError(f"{self.name}: give numba=Steps(...) or the three legacy steps")
-            return
-        if self.state is None:
-            object.__setattr__(self, "state", _spec.State())
+        if not isinstance(self.numba, _spec.Steps):
+            raise ValueError(f"{self.name}: numba=Steps(client, init) is required (the compiled "
+                             f"step of one client; fedcomp.algorithms.spec)")
         _spec.validate(self.name, self.state, self.hyper_names(), self.schedule,
                        self.ledger_slots, self.numba, self.torch)
+
+    def sizes(self, d: int, dg: int) -> tuple[int, int, int]:
+        """Entries per client of the other client state and of the scratch, and of the server
+        state: the engine's buffers Z, W, S."""
         st = self.state
-        object.__setattr__(self, "sizes", lambda d, dg: (st.total("client", d, dg),
-                                                         st.total("scratch", d, dg),
-                                                         st.total("server", d, dg)))
+        return st.total("client", d, dg), st.total("scratch", d, dg), st.total("server", d, dg)
 
     def hyper_names(self) -> list[str]:
         return [h.name for h in self.hyper]
@@ -119,11 +103,6 @@ class Algorithm:
         if self.check_hyper is not None:
             self.check_hyper({"eta": eta, "local_steps": local_steps, **resolved})
         return resolved
-
-    @property
-    def defined_once(self) -> bool:
-        """True when the algorithm is one definition (named state, schedule, steps per backend)."""
-        return self.numba is not None
 
 
 _REGISTRY: dict[str, Algorithm] = {}

@@ -46,3 +46,13 @@ cond_value_b = _placeholder("cond_value_b")  # (data, k, x, key, exact, nb): the
 cond_draw = _placeholder("cond_draw")      # (data, k, key, i, a, etabar): outer sample i -> b
 
 PROTOCOL += ("cond_grad", "cond_grad_b", "cond_value_b", "cond_draw")
+
+# local-inner problems: ComFedL (1) and its FL baselines (fedcomp.problems._robustfl_kernels)
+g_value_b = _placeholder("g_value_b")        # (data, k, x, key, exact, nb, out): |B| = nb
+g_vjp_b = _placeholder("g_vjp_b")            # (data, k, x, v, key, exact, nb, out): same B
+f_grad_b = _placeholder("f_grad_b")          # (data, k, y, key, exact, nb, out): grad f_k(y; B~)
+loss_value_b = _placeholder("loss_value_b")  # (data, k, x, key, exact, nb) -> l_k(x; B)
+loss_grad_b = _placeholder("loss_grad_b")    # (data, k, x, key, exact, nb, out): grad l_k(x; B)
+client_weight = _placeholder("client_weight")  # (data, k) -> n_k / N
+
+PROTOCOL += ("g_value_b", "g_vjp_b", "f_grad_b", "loss_value_b", "loss_grad_b", "client_weight")

@@ -30,7 +30,8 @@ scratch ``w``     numba only: client k's scratch row
 ``base``          numba: the run's base key; samples are ``sample_key(base, k, t, j)``
 ``exact``         numba: True for exact oracles (torch: bound in ``p``)
 ``I``             local steps between rounds; ``is_round`` (server functions): (t + 1) % I == 0
-``ledger``        numba server functions that book their own uploads (``avg_rows``)
+``ledger``        server functions (both backends) that book their own uploads: an int64 array,
+                  ``ledger[0]`` model rounds, ``ledger[1 + s]`` floats of ledger slot s
 ================  ===========================================================================
 
 The layout (which rows of the engine's flat buffers hold which name) is resolved when the
@@ -182,7 +183,7 @@ def validate(name: str, state: State, hyper_names: list[str], schedule: tuple,
         "torch": known | {"p"},
         "server-numba": known - client_vars | upper | {c.upper() for c in state.scratch}
         | {"data", "K", "base", "exact", "is_round", "ledger"},
-        "server-torch": known - client_vars | upper | {"p", "K", "is_round"},
+        "server-torch": known - client_vars | upper | {"p", "K", "is_round", "ledger"},
     }
     fns = []
     for kind, steps in (("numba", numba), ("torch", torch)):

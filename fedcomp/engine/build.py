@@ -197,15 +197,9 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
     # before the steps and compiled like the helpers.
     kmod = importlib.import_module(kernels)
     defaults = [fn for fn in _defaults.OPTIONAL if not hasattr(kmod, fn.__name__)]
-    if alg.defined_once:
-        own, wrappers = _wrappers(alg)
-        helpers = [*_helpers(own), *own]
-        roles = ()
-    else:
-        helpers, wrappers = list(alg.helpers), ""
-        roles = (("init_step", alg.init_step), ("client_step", alg.client_step),
-                 ("sync_step", alg.sync_step))
-    fns = [*defaults, *(fn for _, fn in roles), *helpers]
+    own, wrappers = _wrappers(alg)
+    helpers = [*_helpers(own), *own]
+    fns = [*defaults, *helpers]
     seen, parts = set(), []
     for fn in fns:
         if fn.__name__ in seen:
@@ -214,10 +208,8 @@ def generate_source(alg: Algorithm, kernels: str) -> str:
         parts.append(_fn_source(fn))
     jit = "nb.njit(cache=True, error_model='numpy', inline='always')"
     bind = [f"{fn.__name__} = {jit}({fn.__name__})" for fn in (*defaults, *helpers)]
-    bind += [f"{role} = {jit}({fn.__name__})" for role, fn in roles]
-    if wrappers:
-        bind += ["", wrappers, ""]
-        bind += [f"{role} = {jit}({role})" for role in ("init_step", "client_step", "sync_step")]
+    bind += ["", wrappers, ""]
+    bind += [f"{role} = {jit}({role})" for role in ("init_step", "client_step", "sync_step")]
     loop_src = "\n\n".join(_fn_source(f) for f in
                            (_loop.record_metrics, _loop.run_one, _loop.run_many))
     return "\n".join([

@@ -12,6 +12,10 @@ A problem for this backend is an object with the per-client oracles of
 synthetic problems get one from :func:`fedcomp.neural.synthetic.torch_form`. A problem that
 defines a batched oracle (the same name with ``_batch``: ``g_value_batch(x, keys, exact, buf)``)
 is called once for all clients instead of once per client.
+
+Rounds and uploads are booked in the compiled engine's ledger layout (an int64 array: [0] model
+rounds, [1 + s] floats of ledger slot s); a schedule's server function that books its own uploads
+(a number that depends on which clients took part) receives it as ``ledger``, as the numba one does.
 """
 from __future__ import annotations
 
@@ -149,6 +153,78 @@ class Bound:
                             for k in range(self.K)])
 
     # local-inner problems: ComFedL and its baselines
+    # Minibatch oracles with an explicit batch size nb (ComFedL's b and b1, the baselines'
+    # ``batch``), evaluated for the clients ``on`` only (an index tensor or array from the
+    # participation flags; None: every client): the row tensors hold those clients' rows, in the
+    # order of ``on``; ``keys`` are the (K,) keys of :meth:`key`. Per client the problem gives
+    # ``name(k, *rows_k, key, exact, nb, buf)``; a problem with ``name_batch(on, *rows, keys,
+    # exact, nb, buf)`` (keys of the clients on, buf all clients') is called once instead.
+    def _on_clients(self, on) -> np.ndarray:
+        """The client indices ``on`` as an int64 array (every client for None)."""
+        if on is None:
+            return np.arange(self.K)
+        if hasattr(on, "detach"):
+            on = on.detach().cpu().numpy()
+        return np.asarray(on, dtype=np.int64).reshape(-1)
+
+    def _each_on(self, name, on, keys, nb, *rows, exact=None):
+        exact = self.exact if exact is None else exact
+        ks = self._on_clients(on)
+        batched = getattr(self.problem, name + "_batch", None)
+        if batched is not None:
+            return batched(ks, *rows, keys[ks], exact, nb, self.buf)
+        torch = _torch()
+        fn = getattr(self.problem, name)
+        like = rows[0]
+        return torch.stack([torch.as_tensor(fn(int(k), *(r[i] for r in rows), keys[k], exact, nb,
+                                               self._b(k)), dtype=like.dtype, device=like.device)
+                            for i, k in enumerate(ks)])
+
+    def g_value_b(self, x, keys, nb, on=None):
+        """g_k(x_k; B), |B| = nb, for the clients on, (len(on), d_g)."""
+        return self._each_on("g_value_b", on, keys, nb, x)
+
+    def g_vjp_b(self, x, v, keys, nb, on=None):
+        """grad g_k(x_k; B) v_k with the batch B of g_value_b for the same keys, (len(on), d)."""
+        return self._each_on("g_vjp_b", on, keys, nb, x, v)
+
+    def g_linearize_b(self, x, keys, nb, on=None):
+        """(g_k(x_k; B), v -> grad g_k(x_k; B) v) on one batch: ComFedL's value and Jacobian of
+        line 9. A problem with ``g_linearize_b(k, x, key, exact, nb, buf)`` returning (value,
+        vjp) evaluates both from one forward pass (neural models); else g_value_b and g_vjp_b."""
+        lin = getattr(self.problem, "g_linearize_b", None)
+        if lin is None:
+            return self.g_value_b(x, keys, nb, on), lambda v: self.g_vjp_b(x, v, keys, nb, on)
+        torch = _torch()
+        pairs = [lin(int(k), x[i], keys[k], self.exact, nb, self._b(k))
+                 for i, k in enumerate(self._on_clients(on))]
+        return (torch.stack([val for val, _ in pairs]),
+                lambda v: torch.stack([vjp(v[i]) for i, (_, vjp) in enumerate(pairs)]))
+
+    def f_grad_b(self, y, keys, nb, on=None):
+        """grad f_k(y_k; B~), |B~| = nb, for the clients on, (len(on), d_g)."""
+        return self._each_on("f_grad_b", on, keys, nb, y)
+
+    def loss_value_b(self, x, keys, nb, on=None, exact=None):
+        """The plain client losses l_k(x_k; B) of the FL baselines, (len(on),); ``exact=True``
+        asks for the full local loss whatever the run's oracles (q-FedAvg's l_k(w^t))."""
+        return self._each_on("loss_value_b", on, keys, nb, x, exact=exact)
+
+    def loss_grad_b(self, x, keys, nb, on=None):
+        """grad l_k(x_k; B), (len(on), d)."""
+        return self._each_on("loss_grad_b", on, keys, nb, x)
+
+    def client_weight(self, like):
+        """n_k / N for every client (FedAvg's aggregation weights), (K,), dtype and device of
+        the tensor ``like``."""
+        torch = _torch()
+        return torch.tensor([float(self.problem.client_weight(k)) for k in range(self.K)],
+                            dtype=like.dtype, device=like.device)
+
+    def server_key(self, s: int, j: int = 0) -> np.uint64:
+        """``sample_key(base, K, s, j)``: the server's draws of round s (client sampling), keyed
+        by a client index K that no client has (as the compiled steps draw them)."""
+        return np.uint64(sample_key(self.base, self.K, s, j))
 
 
 def _torch():
@@ -201,25 +277,26 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     if buffers0 is None:
         buffers0 = torch.zeros(0, dtype=x0.dtype, device=x0.device)
     buf = buffers0[None, :].repeat(K, 1).clone()
-    floats = {s: 0 for s in alg.ledger_slots}
-    rounds = 0
+    # the compiled engine's ledger: [0] model rounds, [1 + s] floats of ledger slot s; server
+    # functions that book their own uploads receive it as ``ledger``
+    ledger = np.zeros(1 + len(alg.ledger_slots), dtype=np.int64)
+    slot = alg.ledger_slots.index
     p = Bound(problem, base, exact, buf)
-    env = {"p": p, "K": K, "I": local_steps, "eta": float(eta), **hyper, **state, **server,
-           **{n.upper(): v for n, v in state.items()}}
+    env = {"p": p, "K": K, "I": local_steps, "eta": float(eta), "ledger": ledger, **hyper,
+           **state, **server, **{n.upper(): v for n, v in state.items()}}
 
     def exchange(e):
-        nonlocal rounds
         if isinstance(e, _spec.Average):
             M = state[e.var]
             M[:] = M.mean(0, keepdim=True)
-            floats[e.book] += int(M.numel())
+            ledger[1 + slot(e.book)] += int(M.numel())
         elif isinstance(e, _spec.ServerStep):
             M, c = state[e.var], server[e.center]
             c -= env[e.lr] * (c[None, :] - M).mean(0)
             M[:] = c[None, :]
-            floats[e.book] += int(M.numel())
+            ledger[1 + slot(e.book)] += int(M.numel())
         elif isinstance(e, _spec.ModelRound):
-            rounds += 1
+            ledger[0] += 1
             if buf.shape[1]:
                 buf[:] = buf.mean(0, keepdim=True)
         else:
@@ -232,7 +309,7 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     for e in alg.schedule:
         if e.when == "init":
             exchange(e)
-    records = [record(0, state, buf, rounds)]
+    records = [record(0, state, buf, int(ledger[0]))]
     diverged = None
     T, I = iterations, local_steps
     for t in range(T):
@@ -252,7 +329,8 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
             diverged = t + 1
             break
         if (t + 1) % record_every == 0 or t + 1 == T:
-            records.append(record(t + 1, state, buf, rounds))
+            records.append(record(t + 1, state, buf, int(ledger[0])))
+    floats = {s: int(ledger[1 + i]) for i, s in enumerate(alg.ledger_slots)}
     return TorchRun(state=state | {f"server:{n}": v for n, v in server.items()}, buf=buf,
-                    rounds=rounds, floats=floats, diverged_at=diverged,
+                    rounds=int(ledger[0]), floats=floats, diverged_at=diverged,
                     seconds=time.perf_counter() - t0, records=records)

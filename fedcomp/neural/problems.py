@@ -13,8 +13,10 @@ Structures (the same names as the simulator):
     ``h_grad(k, x, key, exact, buf)``, ``f_grad(y)``. The constructors :func:`kl_dro`,
     :func:`fairness_penalty` build the papers' instances.
 ``local-inner`` (:class:`LocalCompositional`) - ComFedL problem (1) / FCSG problem (1),
-    Phi = (1/K) sum_k f_k(g_k): ``local_grad(k, x, key, exact, buf)`` returns the client's
-    stochastic compositional gradient (ComFedL u = grad g(f_B(w))^T grad f_B(w)), plus ``loss``.
+    Phi = (1/K) sum_k f_k(g_k): the minibatch oracles of the simulator's local-inner kernels
+    (``g_value_b``, ``g_vjp_b``, ``f_grad_b``, ``loss_value_b``, ``loss_grad_b``,
+    ``client_weight``, with the algorithm's batch size), and ``local_grad(k, x, key, exact, buf)``,
+    the client's stochastic compositional gradient (ComFedL u = grad g(f_B(w))^T grad f_B(w)).
 ``minimax`` (:class:`AUCMinimax`) - AUC paper problem (4) with the compositional deep AUC of (2):
     ``inner_value`` g(x) = x - rho Delta(x), ``inner_vjp`` (I - rho Hess L_CE) u, ``outer_grads``
     (grad_z f, grad_y f) of the AUC loss (1), ``ce_grad``.
@@ -203,12 +205,22 @@ def fairness_penalty(model, data, num_groups: int, positive_share, penalty: floa
 class LocalCompositional:
     """ComFedL (6): Phi = (1/K) sum_k exp(L_k(w) / gamma), L_k the client's mean loss.
 
-    The client gradient estimator of ComFedL section 3 for a deterministic outer function:
-    u = exp(L_B(w) / gamma) grad L_B(w) / gamma on one minibatch B (biased).
-    ``gamma=None`` gives the plain federated loss (1/K) sum_k L_k (FedAvg, q-FedAvg, DRFL).
+    In the simulator's notation (:class:`fedcomp.problems.RobustFL`): inner g_k(w) = L_k(w), a
+    scalar (d_g = 1), outer f(y) = exp(y / gamma) (deterministic, shared). The client gradient
+    estimator of ComFedL section 3 for a deterministic outer function is u = exp(L_B(w) / gamma)
+    grad L_B(w) / gamma on one minibatch B (biased). ``gamma=None`` gives the plain federated
+    loss (1/K) sum_k L_k (f = identity; FedAvg, q-FedAvg, DRFL).
+
+    Oracles of the local-inner algorithms (:mod:`fedcomp.algorithms.comfedl`,
+    :mod:`fedcomp.algorithms.robust_baselines`), each with the algorithm's minibatch size ``nb``
+    (its ``batch`` hyperparameter; ``batch_size`` is only the default of :meth:`loss_grad` and
+    :meth:`local_grad`): ``g_value_b``, ``g_vjp_b``, ``g_linearize_b`` (value and Jacobian from one
+    forward pass), ``f_grad_b``, ``loss_value_b`` (evaluation mode: BatchNorm statistics are used,
+    not updated), ``loss_grad_b``, ``client_weight`` (n_k / N).
     """
 
     structure = "local-inner"
+    inner_dim = 1
 
     def __init__(self, model: FlatModel, data: ClientData, gamma: float | None = None,
                  batch_size: int = 16):
@@ -217,11 +229,14 @@ class LocalCompositional:
         self.num_clients, self.dim = data.num_clients, model.dim
         self.batch_size = V.positive_int("batch_size", batch_size)
 
+    def _loss(self, k, x, key, exact, nb, buf, train=True):
+        inp, tgt, _ = self.data.batch(k, key, exact, nb)
+        return sample_loss(self.model(x, inp, buf, train=train), tgt).mean()
+
     def loss_grad(self, k, x, key, exact, buf=None):
         """(L_B(x), grad L_B(x)) of client k's plain loss on the minibatch of key."""
         xl = _leaf(x)
-        inp, tgt, _ = self.data.batch(k, key, exact, self.batch_size)
-        loss = sample_loss(self.model(xl, inp, buf), tgt).mean()
+        loss = self._loss(k, xl, key, exact, self.batch_size, buf)
         return loss.detach(), torch.autograd.grad(loss, xl)[0]
 
     def local_grad(self, k, x, key, exact, buf=None):
@@ -230,10 +245,36 @@ class LocalCompositional:
             return g
         return torch.exp(loss / self.gamma) * g / self.gamma
 
-    def client_loss(self, k, x, buf=None):
+    # the local-inner oracles (minibatch size nb from the algorithm)
+    def g_linearize_b(self, k, x, key, exact, nb, buf=None):
+        """(g_k(x; B) = (L_B(x),), v -> v grad L_B(x)) from one forward and backward pass."""
+        xl = _leaf(x)
+        loss = self._loss(k, xl, key, exact, nb, buf)
+        g = torch.autograd.grad(loss, xl)[0]
+        return loss.detach()[None], lambda v: v[0] * g
+
+    def g_value_b(self, k, x, key, exact, nb, buf=None):
         with torch.no_grad():
-            inp, tgt, _ = self.data.batch(k, 0, True, 0)
-            return float(sample_loss(self.model(x, inp, buf, train=False), tgt).mean())
+            return self._loss(k, x, key, exact, nb, buf)[None]
+
+    def g_vjp_b(self, k, x, v, key, exact, nb, buf=None):
+        return self.g_linearize_b(k, x, key, exact, nb, buf)[1](v)
+
+    def f_grad_b(self, k, y, key, exact, nb, buf=None):
+        if self.gamma is None:
+            return torch.ones_like(y)
+        return torch.exp(y / self.gamma) / self.gamma
+
+    def loss_value_b(self, k, x, key, exact, nb, buf=None):
+        with torch.no_grad():
+            return float(self._loss(k, x, key, exact, nb, buf, train=False))
+
+    def loss_grad_b(self, k, x, key, exact, nb, buf=None):
+        xl = _leaf(x)
+        return torch.autograd.grad(self._loss(k, xl, key, exact, nb, buf), xl)[0]
+
+    def client_weight(self, k):
+        return self.data.sizes[k] / sum(self.data.sizes)
 
 
 # --- minimax: AUC paper (4) with compositional deep AUC (2) ----------------------------------

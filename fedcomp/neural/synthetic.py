@@ -13,7 +13,7 @@ import math
 import numba as nb
 import numpy as np
 
-from fedcomp.neural._core import FlatModel, require_torch
+from fedcomp.neural._core import FlatModel, draw_rows, require_torch
 from fedcomp.problems._conditional_kernels import cond_draw
 from fedcomp.rng import add_normal, substream
 
@@ -183,6 +183,159 @@ class InvariantLogisticTorch:
         return -p * torch.sigmoid(-y) + (1.0 - p) * torch.sigmoid(y)
 
 
+@nb.njit(cache=True)
+def normal_rows(key, n, m):
+    """(n, m): row j holds the m normals ``add_normal(substream(key, j), 1, out)`` adds (the j-th
+    sample of a batch of :mod:`fedcomp.problems._maml_kernels`)."""
+    out = np.zeros((n, m))
+    for j in range(n):
+        add_normal(substream(np.uint64(key), j), 1.0, out[j])
+    return out
+
+
+def _softplus(z):
+    """The kernels' softplus (:mod:`fedcomp.problems._logistic`), branch for branch."""
+    return torch.clamp(z, min=0.0) + torch.log1p(torch.exp(-torch.abs(z)))
+
+
+def _sigmoid(z):
+    """The kernels' sigmoid: 1 / (1 + e^-z) for z >= 0, e^z / (1 + e^z) otherwise."""
+    e = torch.exp(-torch.abs(z))
+    return torch.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+class _LocalInnerForm:
+    """What the two local-inner forms share: the protocol oracles (the problem's default batch
+    ``self.batch``) from the ``*_b`` ones, no h, and the weights n_k / N."""
+
+    structure = "local-inner"
+    has_h = False
+
+    def client_weight(self, k):
+        return float(self.weights[k])
+
+    def g_value(self, k, x, key, exact, buf=None):
+        return self.g_value_b(k, x, key, exact, self.batch)
+
+    def g_vjp(self, k, x, v, key, exact, buf=None):
+        return self.g_vjp_b(k, x, v, key, exact, self.batch)
+
+    def h_grad(self, k, x, key, exact, buf=None):
+        return torch.zeros_like(x)
+
+
+class RobustFLTorch(_LocalInnerForm):
+    """:class:`fedcomp.problems.RobustFL` on tensors: inner g_k = client k's regularised
+    logistic loss on a minibatch (rows ``randint(key, j, n_k)``, :func:`draw_rows`), outer
+    f(y) = exp(y / gamma); the local-inner oracles of :mod:`fedcomp.problems._robustfl_kernels`
+    (``*_b`` with an explicit batch size) and the protocol ones (the problem's default batch)."""
+
+    def __init__(self, problem, device="cpu", dtype=None):
+        dtype = dtype or torch.float64
+        F, L, off, params, weights = problem.data
+        self.F = torch.as_tensor(F, dtype=dtype, device=device)
+        self.L = torch.as_tensor(L, dtype=dtype, device=device)
+        self.off = np.asarray(off)
+        self.gamma, self.l2, self.batch = float(params[0]), float(params[1]), int(params[2])
+        self.weights = np.asarray(weights)
+        self.num_clients, self.dim, self.inner_dim = problem.num_clients, problem.dim, 1
+
+    def _batch(self, k, key, exact, nb_):
+        lo, hi = int(self.off[k]), int(self.off[k + 1])
+        if exact:
+            return self.F[lo:hi], self.L[lo:hi]
+        rows = torch.as_tensor(lo + draw_rows(np.uint64(key), np.int64(nb_), np.int64(hi - lo)),
+                               device=self.F.device)
+        return self.F[rows], self.L[rows]
+
+    def _loss(self, k, x, key, exact, nb_):
+        A, s = self._batch(k, key, exact, nb_)
+        return _softplus(-s * (A @ x)).sum() / A.shape[0] + 0.5 * self.l2 * (x @ x)
+
+    def _loss_grad(self, k, x, scale, key, exact, nb_):
+        A, s = self._batch(k, key, exact, nb_)
+        c = -scale * s * _sigmoid(-s * (A @ x)) / A.shape[0]
+        return scale * self.l2 * x + A.T @ c
+
+    def g_value_b(self, k, x, key, exact, nb_, buf=None):
+        return self._loss(k, x, key, exact, nb_)[None]
+
+    def g_vjp_b(self, k, x, v, key, exact, nb_, buf=None):
+        return self._loss_grad(k, x, v[0], key, exact, nb_)
+
+    def f_grad_b(self, k, y, key, exact, nb_, buf=None):
+        return self.f_grad(y)
+
+    def loss_value_b(self, k, x, key, exact, nb_, buf=None):
+        return self._loss(k, x, key, exact, nb_)
+
+    def loss_grad_b(self, k, x, key, exact, nb_, buf=None):
+        return self._loss_grad(k, x, 1.0, key, exact, nb_)
+
+    def f_grad(self, y):
+        return torch.exp(y / self.gamma) / self.gamma
+
+
+class MAMLQuadraticTorch(_LocalInnerForm):
+    """:class:`fedcomp.problems.MAMLQuadratic` on tensors: task k's samples a = L_k e[:d],
+    s = a.theta_k + noise e[d] with e the normals of ``substream(key, j)`` (:func:`normal_rows`),
+    as :mod:`fedcomp.problems._maml_kernels` draws them; inner g_k(w; B) = w - alpha grad
+    l_k(w; B), outer f_k = l_k (MAML (7)) or exp(l_k / gamma) (problem (10)) on the query batch.
+    The outer function differs per client, so the protocol's f_grad is ``f_grad_batch``."""
+
+    def __init__(self, problem, device="cpu", dtype=None):
+        dtype = dtype or torch.float64
+        Lc, theta, params, sigma, weights = problem.data
+        self.Lc = torch.as_tensor(Lc, dtype=dtype, device=device)
+        self.theta = torch.as_tensor(theta, dtype=dtype, device=device)
+        self.sigma = torch.as_tensor(sigma, dtype=dtype, device=device)
+        self.alpha, self.noise, self.gamma = float(params[0]), float(params[1]), float(params[2])
+        self.batch = int(params[3])
+        self.weights = np.asarray(weights)
+        self.num_clients, self.dim, self.inner_dim = problem.num_clients, problem.dim, problem.dim
+
+    def _samples(self, k, key, nb_):
+        e = torch.as_tensor(normal_rows(np.uint64(key), nb_, self.dim + 1),
+                            dtype=self.Lc.dtype, device=self.Lc.device)
+        A = e[:, :self.dim] @ self.Lc[k].T
+        return A, A @ self.theta[k] + self.noise * e[:, self.dim]
+
+    def _task_grad(self, k, w, key, exact, nb_):
+        """(l_k(w; B), grad l_k(w; B))."""
+        if exact:
+            r = w - self.theta[k]
+            g = self.sigma[k] @ r
+            return 0.5 * (r @ g) + 0.5 * self.noise * self.noise, g
+        A, s = self._samples(k, key, nb_)
+        r = A @ w - s
+        return 0.5 * (r @ r) / nb_, (A.T @ r) / nb_
+
+    def g_value_b(self, k, x, key, exact, nb_, buf=None):
+        return x - self.alpha * self._task_grad(k, x, key, exact, nb_)[1]
+
+    def g_vjp_b(self, k, x, v, key, exact, nb_, buf=None):
+        if exact:
+            return v - self.alpha * (self.sigma[k] @ v)
+        A, _ = self._samples(k, key, nb_)
+        return v - self.alpha * (A.T @ (A @ v)) / nb_
+
+    def f_grad_b(self, k, y, key, exact, nb_, buf=None):
+        val, g = self._task_grad(k, y, key, exact, nb_)
+        if self.gamma > 0.0:
+            return g * (torch.exp(val / self.gamma) / self.gamma)
+        return g
+
+    def loss_value_b(self, k, x, key, exact, nb_, buf=None):
+        return self._task_grad(k, x, key, exact, nb_)[0]
+
+    def loss_grad_b(self, k, x, key, exact, nb_, buf=None):
+        return self._task_grad(k, x, key, exact, nb_)[1]
+
+    def f_grad_batch(self, y):
+        """grad f_k(y_k) (exact) for every row of y, (K, d_g)."""
+        return torch.stack([self.f_grad_b(k, y[k], 0, True, 0) for k in range(y.shape[0])])
+
+
 def _kl_form(problem, device, dtype):
     from fedcomp.neural.models import LogisticRegression
     from fedcomp.neural.problems import ClientData, kl_dro
@@ -226,6 +379,7 @@ def _forms():
         # conditional (FCSG paper)
         P.InvariantLogistic: InvariantLogisticTorch,
         # local-inner (ComFedL paper)
+        P.RobustFL: RobustFLTorch, P.MAMLQuadratic: MAMLQuadraticTorch,
     }
 
 

@@ -27,10 +27,12 @@ def test_gap_figure_draws_exact_zeros_on_a_floor_not_as_data():
                         "feddro": {"eta": etas, "gap": [1e-17] * 20 + [None] + [1e-3] * 19}},
              "markers": {"fedavg-case1": {"eta": [0.01], "gap": [0.5]},
                          "feddro": {"eta": [0.01, 0.1], "gap": [0.0, 1e-3]}}}
-    fig = F.gap_figure({"instance": "test", "panels": [panel]}, verdict="reproduced")
+    fig = F.gap_figure({"instance": "test", "panels": [panel]})
+    S.verdict_badge(fig, "reproduced")
     _assert_honest(fig)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert any("machine precision" in t for t in texts) and "reproduced" in texts
+    assert any("machine precision" in t for t in texts)
+    assert S.badges(fig) == {None: "reproduced"}
 
 
 def test_trajectory_figure_has_both_families_and_limits():
@@ -48,7 +50,7 @@ def test_constants_figure_marks_a_refuted_bound():
     rows = [{"name": "L_Phi", "claimed": 5.0, "supremum": 2.0, "supremum_exact": True,
              "observed_max": 1.9},
             {"name": "halved", "claimed": 1.0, "supremum": 2.0, "supremum_exact": False}]
-    fig = constants_figure(rows, "test", verdict="fail")
+    fig = constants_figure(rows, "test")
     _assert_honest(fig)
     colours = [line.get_color() for line in fig.axes[0].get_lines() if line.get_marker() == "D"]
     assert colours == [S.VERDICT_COLOURS["pass"], S.VERDICT_COLOURS["fail"]]

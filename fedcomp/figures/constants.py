@@ -1,6 +1,6 @@
 """Constants figure: per constant, the claimed bound against the exact (or certified) supremum
-and the largest value observed, on one log axis, with the verdict in the corner. Drawn from the
-rows a constant check measured (this module computes nothing)."""
+and the largest value observed, on one log axis (``fedcomp verify`` adds the verdict). Drawn
+from the rows a constant check measured (this module computes nothing)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -9,7 +9,7 @@ import numpy as np
 from fedcomp.figures import style as S
 
 
-def constants_figure(rows: list[dict], title: str, verdict: str | None = None):
+def constants_figure(rows: list[dict], title: str):
     """rows: dicts with "name", "claimed", "supremum", "supremum_exact" (bool) and optionally
     "observed_max". A claimed bound left of the supremum is refuted; far right of it, loose."""
     fig, ax = plt.subplots(figsize=(7, 0.55 * len(rows) + 1.6))
@@ -33,6 +33,5 @@ def constants_figure(rows: list[dict], title: str, verdict: str | None = None):
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)
-    S.verdict_badge(ax, verdict)
     fig.tight_layout()
     return fig

@@ -48,13 +48,17 @@ AS_PRINTED = "as printed"
 class CheckResult:
     """A verdict with its evidence. ``measured`` is JSON-able; ``interval`` is the interval the
     verdict used (first part, where there are several); ``figures``: :class:`Plot` objects (a
-    judge may add some: they are this claim's), drawn by ``fedcomp verify`` with the verdict."""
+    judge may add some: they are this claim's), drawn by ``fedcomp verify`` with the verdict;
+    ``bounds``: the rows of the :func:`~fedcomp.rates.verdict.bound_constant_verdict` parts it
+    was decided on (``Verdict.bound``), which :meth:`Claim.judge` draws as the constants
+    figure (claimed bound against the exact or certified supremum and the largest value found)."""
     verdict: str
     predicted: Any
     measured: Any
     detail: str
     interval: tuple | None = None
     figures: list = field(default_factory=list)
+    bounds: list = field(default_factory=list)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -66,7 +70,8 @@ def from_parts(parts, predicted, measured, extra: str = "") -> CheckResult:
     fails, pass if all pass, else inconclusive; the detail is the parts' reasons, then `extra`."""
     from fedcomp.rates.verdict import combine
     return CheckResult(combine([p.verdict for p in parts]), predicted, measured,
-                       "; ".join(p.reason for p in parts) + extra)
+                       "; ".join(p.reason for p in parts) + extra,
+                       bounds=[p.bound for p in parts if getattr(p, "bound", None)])
 
 
 @dataclass
@@ -150,6 +155,13 @@ class Claim:
         res = self.check.judge(self.predicted, measurement)
         own = [replace(p, claims=(self.id,)) if isinstance(p, Plot) and not p.claims else p
                for p in res.figures]
+        if res.bounds:
+            from fedcomp.figures import plot
+            from fedcomp.figures.constants import constants_figure
+            own.append(plot(f"figures/{self.id}-constants.png", constants_figure,
+                            list(res.bounds), f"{self.location} ({self.id}): claimed bound "
+                            f"against the supremum and the largest value found",
+                            claims=(self.id,)))
         shown = self.plots(measurement)
         res.figures = shown + [f for f in own if f not in shown]
         if measurement.detail and measurement.detail not in res.detail:

@@ -323,7 +323,7 @@ def _judge_coefficient(problem):
                            f"||sum_{{j<={n}}} a_j||^2 <= {n} sum ||a_j||^2 is attained at equal "
                            f"aligned a_j (ratio {v['jensen_ratio']:.6g}), so {n} is the exact "
                            f"constant of that step; {res.reason}. Derived bound: "
-                           f"{v['lemma_bound']}")
+                           f"{v['lemma_bound']}", bounds=[res.bound])
     judge.__name__ = f"judge_coefficient_{problem}"
     return judge
 

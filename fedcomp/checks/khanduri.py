@@ -295,7 +295,7 @@ def measure_lem35(profile, out_dir) -> Measurement:
     """Assumption 3.2's constants (proven bounds) and the supremum of ||Hess Phi||_2 on the box:
     certified upper bound (interval branch and bound on Phi's Hessian for symbolic problems,
     exact for the affine-quadratic ones) and the largest value found (a lower bound)."""
-    from fedcomp.theory.constants import constants, lemma35_cases, lemma35_figure
+    from fedcomp.theory.constants import constants, lemma35_cases
     rows = []
     for name, p, lo, hi in lemma35_cases(profile):
         c = constants(p, lo, hi, direct=True, verify="mpmath" if profile == "full" else None)
@@ -305,9 +305,7 @@ def measure_lem35(profile, out_dir) -> Measurement:
                                              else float(c.L_phi_certified)),
                      "sup_observed": float(c.L_phi_observed),
                      "L_phi_bound": float(c.L_phi_bound), "L_phi_observed": float(c.L_phi_observed)})
-    from fedcomp.figures import plot
-    figures = [plot("figures/khanduri.lem3.5-bound-vs-observed.png", lemma35_figure, rows)]
-    return Measurement(values={"cases": rows}, figures=figures,
+    return Measurement(values={"cases": rows},
                        detail=f"{len(rows)} problems on boxes (lemma35_cases({profile!r}))")
 
 
@@ -356,7 +354,8 @@ def judge_lem35(predicted, m: Measurement) -> CheckResult:
               + (f"; no certified supremum (can only fail, none did): {undecided}"
                  if undecided else ""))
     return CheckResult(verdict, predicted, {"cases": rows, "min_tightness": min(ratios),
-                                            "max_tightness": max(ratios)}, detail)
+                                            "max_tightness": max(ratios)}, detail,
+                       bounds=[v.bound for _, v in parts])
 
 
 # =============================================================================================

@@ -462,8 +462,10 @@ def law_measurement(profile: str, out_dir) -> dict:
     c = 1 - 1/I) against the same closed form; FedDRO (y shared every iteration). Fits the power
     law of gap_0 on beta, I - 1, h over the small-c points (beta (I - 1) <= 0.2), with the closed
     form's exponents on the same points and in the asymptotic limit (beta scaled by 1e-3), and
-    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point. The full
-    profile adds two non-interpolating points and the runs of :func:`phase_figure`.
+    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point; ``points``:
+    every (beta, I, h) point's gap_0 and closed form (drawn over (beta, I) by
+    :func:`fedcomp.figures.law.law_heatmap`). The full profile adds two non-interpolating points
+    and the runs of :func:`phase_figure`.
     """
     import pandas as pd
     out_dir = Path(out_dir)
@@ -513,4 +515,9 @@ def law_measurement(profile: str, out_dir) -> dict:
                     "n": fit["n"]},
             "closed_form_exponents_design": cf_design["exponents"],
             "closed_form_exponents_asymptotic": cf_asym["exponents"],
-            "eta_slopes": slopes, "figures": figures}
+            "eta_slopes": slopes, "figures": figures,
+            "points": [{"beta": float(r["beta"]), "I": int(r["I"]),
+                        "heterogeneity": float(r["heterogeneity"]), "gap0": float(r["gap0"]),
+                        "predicted": float(r["predicted"]),
+                        "non_interpolating": bool(r.get("non_interpolating", False))}
+                       for r in rows]}

@@ -46,7 +46,7 @@ def constants_figure(rows: list[dict], title: str):
                         textcoords="offset points", xytext=(6, 4), fontsize=7)
     if zeros:
         ax.plot([floor] * len(zeros), zeros, "v", color="0.3", mfc="none", ls="none",
-                label="<= 0 (below the axis)")
+                label="0 or below (marked floor)", gid=S.ZERO_GID)
     ax.set_yticks(y, ["\n".join(textwrap.wrap(r["name"], 38)) for r in rows], fontsize=7)
     ax.set_ylim(y.min() - 0.7, y.max() + 0.7)
     ax.set_xscale("log")

@@ -30,6 +30,9 @@ VERDICT_COLOURS = {"pass": "#2ca02c", "fail": "#d62728", "inconclusive": "#b8860
                    "reproduced": "#2ca02c", "not-reproduced": "#d62728"}
 #: values below this are zero to machine precision: never plotted as data on a log axis
 EXACT_ZERO = 1e-13
+#: gid of the artists that draw exact zeros on a marked floor (the only ones allowed below
+#: EXACT_ZERO on a log axis)
+ZERO_GID = "exact-zero"
 
 
 def colour(alg: str) -> str:
@@ -112,11 +115,11 @@ def zero_floor(ax, xs, alg: str, floor: float) -> None:
     """Exact zeros of `alg` at `xs`, drawn on the floor line with a downward marker."""
     if xs:
         ax.plot(xs, [floor] * len(xs), linestyle="none", marker="v", color=colour(alg),
-                mfc="none", ms=6)
+                mfc="none", ms=6, gid=ZERO_GID)
 
 
 def floor_line(ax, floor: float) -> None:
-    ax.axhline(floor, color="0.6", lw=0.8, ls=":")
+    ax.axhline(floor, color="0.6", lw=0.8, ls=":", gid=ZERO_GID)
     ax.text(0.01, floor, " 0 to machine precision", transform=ax.get_yaxis_transform(),
             va="bottom", ha="left", fontsize=7, color="0.4")
 

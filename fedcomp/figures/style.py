@@ -33,6 +33,8 @@ EXACT_ZERO = 1e-13
 #: gid of the artists that draw exact zeros on a marked floor (the only ones allowed below
 #: EXACT_ZERO on a log axis)
 ZERO_GID = "exact-zero"
+#: resolution of the PNGs :func:`save` writes
+DPI = 120
 
 
 def colour(alg: str) -> str:
@@ -137,7 +139,7 @@ def save(fig, path, verdicts: dict | None = None) -> Path:
     if verdicts is not None and path.suffix.lower() == ".png":
         meta = {BADGE_KEY: json.dumps(verdicts, sort_keys=True)}
     try:
-        fig.savefig(tmp, dpi=120, metadata=meta)
+        fig.savefig(tmp, dpi=DPI, metadata=meta)
         os.replace(tmp, path)
     finally:
         plt.close(fig)

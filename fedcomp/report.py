@@ -26,7 +26,9 @@ The loop (:func:`run_verify`):
    exits 130. Reports are written atomically (temporary file, then rename).
 
 Outputs in DIR: ``report.json``, ``report.md``, ``report.html`` (one self-contained page,
-figures embedded) and the figures the checks wrote.
+figures embedded) and the checks' figures under ``DIR/figures``: a check returns them as
+:class:`~fedcomp.figures.Plot` objects and the loop draws each once, as soon as the verdicts of
+the claims it is evidence for are final, with those verdicts in its corner (:class:`_Figures`).
 With ``--json`` the JSON of the public API (README) is printed.
 """
 from __future__ import annotations
@@ -78,11 +80,14 @@ def _measure(claim, profile, out, cache):
 
 
 def _run_one(claim, profile, out, cache):
-    """(CheckResult, wall seconds, CPU seconds) of one claim; exceptions become inconclusive."""
+    """(CheckResult, wall seconds, CPU seconds) of one claim; exceptions become inconclusive (with
+    the measurement's figures for the claim when only the judge raised)."""
     from fedcomp.checks import CheckResult
     t0, c0 = time.perf_counter(), time.process_time()
+    m = None
     try:
-        res = claim.judge(_measure(claim, profile, out, cache))
+        m = _measure(claim, profile, out, cache)
+        res = claim.judge(m)
     except BaseException as exc:  # noqa: BLE001 -- interrupts re-raised below
         if _is_interrupt(exc):
             raise Interrupted() from exc
@@ -91,6 +96,8 @@ def _run_one(claim, profile, out, cache):
         res = CheckResult("inconclusive", claim.predicted, None,
                           f"the check raised {type(exc).__name__}: {exc}\n"
                           + traceback.format_exc(limit=4))
+        if m is not None:
+            res.figures = claim.plots(m)
     return res, time.perf_counter() - t0, time.process_time() - c0
 
 
@@ -113,6 +120,66 @@ def _relative(figs, out: Path) -> list:
         except ValueError:
             rel.append(str(p))
     return rel
+
+
+class _Figures:
+    """The one place where a check's figures are drawn: each :class:`~fedcomp.figures.Plot`
+    once, as soon as every claim of this run it is evidence for has its final verdict (after the
+    dependency rule), with those verdicts in its corner (one badge, or one per claim when it is
+    the evidence of several) and recorded in the PNG (:func:`fedcomp.figures.style.save`)."""
+
+    def __init__(self, order, known, out: Path, rows_by_id: dict):
+        self.out, self.rows = out, rows_by_id
+        self.position = {cid: i for i, cid in enumerate(order)}
+        self.sharing: dict = {}
+        for cid in order:
+            if known[cid].check is not None:
+                self.sharing.setdefault(known[cid].check.measure, []).append(cid)
+        self.pending: dict = {}     # name -> (Plot, ids awaited, in run order)
+        self.drawn: set = set()
+
+    def names(self, claim, figures) -> list:
+        """The figure paths (relative to the report) a judged claim lists; its plots are queued."""
+        from fedcomp.figures import Plot
+        names = []
+        for f in figures or []:
+            if not isinstance(f, Plot):
+                names += _relative([f], self.out)
+                continue
+            awaited = f.claims or tuple(self.sharing.get(claim.check.measure, [claim.id]))
+            if f.name not in self.pending and f.name not in self.drawn:
+                ids = sorted({c for c in awaited if c in self.position}, key=self.position.get)
+                self.pending[f.name] = (f, ids or [claim.id])
+            names.append(f.name)
+        return names
+
+    def judged(self) -> None:
+        """Draw every queued plot whose claims all have a row (a final verdict) now."""
+        for name, (plot, ids) in list(self.pending.items()):
+            if all(c in self.rows for c in ids):
+                del self.pending[name]
+                self._draw(plot, ids)
+
+    def finish(self) -> None:
+        for name, (plot, ids) in list(self.pending.items()):
+            del self.pending[name]
+            self._draw(plot, [c for c in ids if c in self.rows])
+
+    def _draw(self, plot, ids) -> None:
+        from fedcomp.figures import style
+        self.drawn.add(plot.name)
+        verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
+        try:
+            fig = plot.draw()
+            style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
+                                next(iter(verdicts.values()), None))
+            style.save(fig, self.out / plot.name, verdicts)
+        except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
+            for c in ids:
+                row = self.rows[c]
+                row["figures"] = [f for f in row["figures"] if f != plot.name]
+                row["detail"] = (f"{row['detail']}; figure {plot.name} could not be drawn: "
+                                 f"{type(exc).__name__}: {exc}")
 
 
 def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr,
@@ -150,6 +217,7 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
     order = checks.closure(requested)
     t0, c0 = time.perf_counter(), time.process_time()
     rows, by_id, cache = [], {}, {}
+    figures = _Figures(order, known, out, by_id)
     meta = {"profile": profile,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
@@ -175,10 +243,12 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
                       file=log, flush=True)
                 row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,
                            interval=list(res.interval) if res.interval is not None else None,
-                           figures=_relative(res.figures, out), seconds=round(secs, 2),
+                           figures=figures.names(c, res.figures), seconds=round(secs, 2),
                            cpu_seconds=round(cpu, 2))
             rows.append(row)
             by_id[cid] = row
+            figures.judged()
+        figures.finish()
     except KeyboardInterrupt:
         report = clean({**meta, "interrupted": True, "claims": rows,
                         "seconds": round(time.perf_counter() - t0, 1)})
@@ -225,7 +295,7 @@ def verify(claims=None, profile: str = "quick", out="report", predict: dict | No
     """Python entry of ``fedcomp verify`` (same report; see :func:`run_verify`)."""
     data = run_verify(claims, profile, out, log=log, predict=predict)
     out = Path(out)
-    figs = [out / f for r in data["claims"] for f in r["figures"]]
+    figs = list(dict.fromkeys(out / f for r in data["claims"] for f in r["figures"]))
     return VerifyReport(data=data, out=out, figures=figs)
 
 

@@ -1,24 +1,67 @@
-"""Figures: finite data, labelled axes, and no value below 1e-13 drawn as data on a log axis
-(exact zeros go on the marked floor)."""
+"""Figures: finite data, labelled axes, no value below 1e-13 drawn as data on a log axis (exact
+zeros go on a marked floor); each figure drawn once by verify, after the verdicts of the claims
+it is evidence for, with those verdicts in its corner; a figure for every rate claim and every
+constant judged with bound_constant_verdict."""
 import matplotlib
 import numpy as np
+import pytest
 
 matplotlib.use("Agg")
 
+import matplotlib.pyplot as plt  # noqa: E402
+
+from fedcomp import checks, report  # noqa: E402
+from fedcomp.checks import Check, CheckResult, Claim, Measurement  # noqa: E402
+from fedcomp.checks.predict import steeper  # noqa: E402
+from fedcomp.figures import Plot, plot  # noqa: E402
 from fedcomp.figures import counterexample as F  # noqa: E402
 from fedcomp.figures import style as S  # noqa: E402
 
+CHECKED = [c for c in checks.all_claims() if c.check is not None]
 
-def _assert_honest(fig):
+
+def _is_colorbar(ax):
+    return getattr(ax, "_colorbar", None) is not None
+
+
+def _labelled(ax, which):
+    """The axes, or one sharing that axis with it (a stacked or side-by-side panel), is
+    labelled."""
+    get = "get_xlabel" if which == "x" else "get_ylabel"
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    return any(getattr(a, get)() for a in shared.get_siblings(ax))
+
+
+def _finite(a):
+    a = np.ma.masked_invalid(np.ma.asarray(a, dtype=float))
+    return a.compressed()
+
+
+def _assert_honest(fig, where=""):
+    """Finite data, labelled axes, nothing below EXACT_ZERO on a log axis but marked zeros."""
     for ax in fig.axes:
-        assert ax.get_xlabel() and (ax.get_ylabel() or ax is not fig.axes[0])
+        if _is_colorbar(ax):
+            continue
+        what = f"{where}: {ax.get_title()!r}"
+        assert _labelled(ax, "x") and _labelled(ax, "y"), f"unlabelled axes in {what}"
         for line in ax.get_lines():
-            y = np.asarray(line.get_ydata(), dtype=float)
-            assert np.all(np.isfinite(y)), ax.get_title()
-            if ax.get_yscale() == "log":
-                floor_marker = line.get_marker() == "v" or line.get_linestyle() == ":"
-                assert floor_marker or np.all(y >= S.EXACT_ZERO), (ax.get_title(), y.min())
+            # which coordinates are data (axhline's x, axvline's y are axes fractions)
+            on_data = line.get_transform().contains_branch_seperately(ax.transData)
+            for axis, data, is_data in (("x", line.get_xdata(), on_data[0]),
+                                        ("y", line.get_ydata(), on_data[1])):
+                d = np.asarray(data, dtype=float)
+                assert np.all(np.isfinite(d)), f"non-finite {axis} data in {what}"
+                log = (ax.get_xscale() if axis == "x" else ax.get_yscale()) == "log"
+                if is_data and log and line.get_gid() != S.ZERO_GID and d.size:
+                    assert d.min() >= S.EXACT_ZERO, f"{d.min()} on a log {axis} axis in {what}"
+        for coll in ax.collections:
+            for path in coll.get_paths():
+                assert np.all(np.isfinite(path.vertices)), f"non-finite band/bar in {what}"
+        for im in ax.get_images():
+            assert _finite(im.get_array()).size, f"an image with no finite value in {what}"
 
+
+# --- the figure modules on synthetic data ---------------------------------------------------
 
 def test_gap_figure_draws_exact_zeros_on_a_floor_not_as_data():
     etas = list(np.geomspace(0.01, 0.1, 40))
@@ -27,10 +70,13 @@ def test_gap_figure_draws_exact_zeros_on_a_floor_not_as_data():
                         "feddro": {"eta": etas, "gap": [1e-17] * 20 + [None] + [1e-3] * 19}},
              "markers": {"fedavg-case1": {"eta": [0.01], "gap": [0.5]},
                          "feddro": {"eta": [0.01, 0.1], "gap": [0.0, 1e-3]}}}
-    fig = F.gap_figure({"instance": "test", "panels": [panel]}, verdict="reproduced")
+    fig = F.gap_figure({"instance": "test", "panels": [panel]})
+    S.verdict_badge(fig, "reproduced")
     _assert_honest(fig)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert any("machine precision" in t for t in texts) and "reproduced" in texts
+    assert any("machine precision" in t for t in texts)
+    assert S.badges(fig) == {None: "reproduced"}
+    assert any(line.get_gid() == S.ZERO_GID for line in fig.axes[0].get_lines())
 
 
 def test_trajectory_figure_has_both_families_and_limits():
@@ -43,12 +89,181 @@ def test_trajectory_figure_has_both_families_and_limits():
     assert [ax.get_title() for ax in fig.axes] == list(F.FAMILIES)
 
 
-def test_constants_figure_marks_a_refuted_bound():
+def test_constants_figure_marks_a_refuted_bound_and_floors_a_zero():
     from fedcomp.figures.constants import constants_figure
     rows = [{"name": "L_Phi", "claimed": 5.0, "supremum": 2.0, "supremum_exact": True,
              "observed_max": 1.9},
-            {"name": "halved", "claimed": 1.0, "supremum": 2.0, "supremum_exact": False}]
-    fig = constants_figure(rows, "test", verdict="fail")
+            {"name": "halved", "claimed": 1.0, "supremum": 2.0, "supremum_exact": False},
+            {"name": "zero", "claimed": 0.0, "supremum": 2.0, "supremum_exact": True,
+             "verdict": "fail"}]
+    fig = constants_figure(rows, "test")
     _assert_honest(fig)
     colours = [line.get_color() for line in fig.axes[0].get_lines() if line.get_marker() == "D"]
     assert colours == [S.VERDICT_COLOURS["pass"], S.VERDICT_COLOURS["fail"]]
+    assert [line for line in fig.axes[0].get_lines() if line.get_gid() == S.ZERO_GID]
+
+
+def test_badge_strip_keeps_the_content_and_names_each_claim():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2], [1, 2])
+    fig.suptitle("t")
+    fig.tight_layout()
+    before = ax.get_position().height * fig.get_size_inches()[1]
+    S.verdict_badge(fig, {"a.thm": "pass", "a.cor": "fail"})
+    assert S.badges(fig) == {"a.thm": "pass", "a.cor": "fail"}
+    assert ax.get_position().height * fig.get_size_inches()[1] == pytest.approx(before)
+    assert fig.get_size_inches()[1] == pytest.approx(3 + 2 * S.BADGE_LINE)
+    assert ax.get_position().y1 < 1 - 2 * S.BADGE_LINE / fig.get_size_inches()[1] + 1e-9
+    plt.close(fig)
+
+
+# --- the report's hook on synthetic claims --------------------------------------------------
+
+DRAWN = []
+
+
+def _line_figure(tag):
+    DRAWN.append(tag)
+    fig, ax = plt.subplots()
+    ax.loglog([1, 2, 4], [1.0, 0.5, 0.25])
+    ax.set_xlabel("T")
+    ax.set_ylabel("gap")
+    return fig
+
+
+def _broken_figure():
+    raise RuntimeError("no figure today")
+
+
+def _shared(profile, out_dir):
+    return Measurement(values={"slope": -0.5}, figures=[
+        plot("figures/shared.png", _line_figure, "shared"),
+        plot("figures/theorem-only.png", _line_figure, "theorem", claims=("fedcomp.t-thm",)),
+        plot("figures/broken.png", _broken_figure, claims=("fedcomp.t-cor",))])
+
+
+def _judge(predicted, m):
+    return CheckResult("fail" if predicted["T"] > -0.4 else "pass", predicted,
+                       m.values, "synthetic")
+
+
+def _claim(cid, pred, deps=()):
+    return Claim(id=cid, paper="fedcomp", location="test", statement="test claim", kind="rate",
+                 predicted=pred, depends_on=deps, check=Check(_shared, _judge, steeper(("T",))))
+
+
+def test_verify_draws_each_plot_once_after_the_verdicts(extra_claims, tmp_path, monkeypatch):
+    extra_claims(_claim("fedcomp.t-thm", {"T": -0.1}),
+                 _claim("fedcomp.t-cor", {"T": -0.5}, ("fedcomp.t-thm",)))
+    DRAWN.clear()
+    shown, save = {}, S.save
+
+    def spy(fig, path, verdicts=None):     # the badges as drawn, beside what the PNG records
+        shown[path.name] = S.badges(fig)
+        _assert_honest(fig, path.name)
+        return save(fig, path, verdicts)
+    monkeypatch.setattr(S, "save", spy)
+    rep = report.run_verify(["fedcomp.t-cor"], out=tmp_path, log=open("/dev/null", "w"))
+    rows = {r["id"]: r for r in rep["claims"]}
+    # the corollary's own check passes, the theorem fails: the dependency rule makes it
+    # inconclusive, and that (final) verdict is what its figures carry
+    assert rows["fedcomp.t-thm"]["verdict"] == "fail"
+    assert rows["fedcomp.t-cor"]["verdict"] == "inconclusive"
+    assert sorted(DRAWN) == ["shared", "theorem"]              # each plot drawn once
+    assert rows["fedcomp.t-thm"]["figures"] == ["figures/shared.png", "figures/theorem-only.png"]
+    assert rows["fedcomp.t-cor"]["figures"] == ["figures/shared.png"]     # broken: left out
+    assert "figures/broken.png could not be drawn" in rows["fedcomp.t-cor"]["detail"]
+    assert S.saved_verdicts(tmp_path / "figures/shared.png") == {
+        "fedcomp.t-thm": "fail", "fedcomp.t-cor": "inconclusive"}
+    assert S.saved_verdicts(tmp_path / "figures/theorem-only.png") == {"fedcomp.t-thm": "fail"}
+    # one badge, the verdict, for one claim; one per claim, named, for shared evidence
+    assert shown == {"theorem-only.png": {None: "fail"},
+                     "shared.png": {"fedcomp.t-thm": "fail", "fedcomp.t-cor": "inconclusive"}}
+    assert not (tmp_path / "figures/broken.png").exists()
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("figures/shared.png'") == 2    # embedded under both claims
+
+
+def test_measuring_writes_no_figure(tmp_path):
+    m = _shared("quick", tmp_path)
+    assert all(isinstance(f, Plot) for f in m.figures) and not list(tmp_path.iterdir())
+
+
+# --- every figure of the quick profile ------------------------------------------------------
+
+@pytest.mark.parametrize("cid", [c.id for c in CHECKED])
+def test_quick_figures_are_honest_and_carry_the_verdict(cid, measure_quick):
+    c = checks.get(cid)
+    res = c.judge(measure_quick(c))
+    for f in res.figures:
+        assert isinstance(f, Plot), f"{cid}: {f!r} is drawn before the verdict"
+        assert f.name.startswith("figures/") and f.name.endswith(".png")
+        assert not f.claims or cid in f.claims
+        fig = f.draw()
+        try:
+            assert not S.badges(fig), f"{f.name} draws its own verdict"
+            S.verdict_badge(fig, res.verdict)
+            _assert_honest(fig, f.name)
+        finally:
+            plt.close(fig)
+
+
+def _bound_constant_claims(monkeypatch, measure_quick):
+    """The claims whose judge calls bound_constant_verdict (a spy in every checks module)."""
+    from fedcomp.rates import verdict as V
+    used, current = set(), []
+
+    def spy(*a, **k):
+        used.add(current[0])
+        return V.bound_constant_verdict(*a, **k)
+    for name in checks.PAPER_MODULES:
+        mod = __import__(f"fedcomp.checks.{name}", fromlist=["x"])
+        if hasattr(mod, "bound_constant_verdict"):
+            monkeypatch.setattr(mod, "bound_constant_verdict", spy)
+    for c in CHECKED:
+        if c.kind == "constant":
+            current[:] = [c.id]
+            c.check.judge(c.predicted, measure_quick(c))
+    return used
+
+
+def _stand_in():
+    """A tiny figure drawn in place of a measurement's plot (each real one is drawn and
+    checked by test_quick_figures_are_honest_and_carry_the_verdict): this test is about which
+    claim gets which figure with which badge, and drawing 30 real figures takes 8 s of CPU."""
+    fig, ax = plt.subplots(figsize=(1.5, 1))
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    return fig
+
+
+def test_verify_report_has_a_figure_for_every_rate_and_bound_constant_claim(
+        monkeypatch, measure_quick, tmp_path):
+    import dataclasses
+
+    import fedcomp
+    constants = _bound_constant_claims(monkeypatch, measure_quick)
+    monkeypatch.undo()
+    assert {"khanduri.lem3.5", "zhang.lem2", "huang.lem2", "huang.lem3"} <= constants
+    rates = {c.id for c in CHECKED if c.kind == "rate"}
+    light = {}
+
+    def measured(claim, profile, out, cache):
+        m = measure_quick(claim)
+        if id(m) not in light:
+            light[id(m)] = dataclasses.replace(m, figures=[
+                dataclasses.replace(p, draw=_stand_in) for p in m.figures])
+        return light[id(m)]
+    monkeypatch.setattr(report, "_measure", measured)
+    monkeypatch.setattr(S, "DPI", 40)
+    rep = fedcomp.verify(sorted(rates | constants), out=tmp_path, log=open("/dev/null", "w"))
+    assert set(rep.verdicts) >= rates | constants
+    for cid in rates | constants:
+        row = rep[cid]
+        assert row["figures"], f"{cid} has no figure"
+        for f in row["figures"]:
+            # the badge of this claim on the file is its verdict in the report
+            assert S.saved_verdicts(tmp_path / f)[cid] == row["verdict"], (cid, f)
+        if cid in constants:
+            assert f"figures/{cid}-constants.png" in row["figures"]
+    assert set(rep.figures) == set((tmp_path / "figures").glob("*.png"))

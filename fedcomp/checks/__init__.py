@@ -21,10 +21,10 @@ from __future__ import annotations
 import importlib
 
 from fedcomp.checks.core import (AS_PRINTED, KINDS, PAPERS, VERDICTS, Check, CheckResult,
-                                 Claim, Measurement)
+                                 Claim, Measurement, Plot)
 
-__all__ = ["AS_PRINTED", "Claim", "Check", "CheckResult", "Measurement", "KINDS", "PAPERS", "VERDICTS",
-           "all_claims", "get", "PAPER_MODULES"]
+__all__ = ["AS_PRINTED", "Claim", "Check", "CheckResult", "Measurement", "Plot", "KINDS", "PAPERS",
+           "VERDICTS", "all_claims", "get", "PAPER_MODULES"]
 
 PAPER_MODULES = ("khanduri", "wu", "zhang", "huang", "huang_journal", "own")
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from fedcomp.figures import Plot
+
 KINDS = ("counterexample", "rate", "complexity", "constant", "equivalence", "experiment")
 VERDICTS = ("pass", "fail", "inconclusive")
 PAPERS = {
@@ -45,13 +47,18 @@ AS_PRINTED = "as printed"
 @dataclass
 class CheckResult:
     """A verdict with its evidence. ``measured`` is JSON-able; ``interval`` is the interval the
-    verdict used (first part, where there are several)."""
+    verdict used (first part, where there are several); ``figures``: :class:`Plot` objects (a
+    judge may add some: they are this claim's), drawn by ``fedcomp verify`` with the verdict;
+    ``bounds``: the rows of the :func:`~fedcomp.rates.verdict.bound_constant_verdict` parts it
+    was decided on (``Verdict.bound``), which :meth:`Claim.judge` draws as the constants
+    figure (claimed bound against the exact or certified supremum and the largest value found)."""
     verdict: str
     predicted: Any
     measured: Any
     detail: str
     interval: tuple | None = None
     figures: list = field(default_factory=list)
+    bounds: list = field(default_factory=list)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -63,13 +70,16 @@ def from_parts(parts, predicted, measured, extra: str = "") -> CheckResult:
     fails, pass if all pass, else inconclusive; the detail is the parts' reasons, then `extra`."""
     from fedcomp.rates.verdict import combine
     return CheckResult(combine([p.verdict for p in parts]), predicted, measured,
-                       "; ".join(p.reason for p in parts) + extra)
+                       "; ".join(p.reason for p in parts) + extra,
+                       bounds=[p.bound for p in parts if getattr(p, "bound", None)])
 
 
 @dataclass
 class Measurement:
-    """What a check's ``measure`` produced: JSON-able ``values`` for the judge, the figures it
-    wrote, and a ``detail`` sentence (what was run, on what, with which budget)."""
+    """What a check's ``measure`` produced: JSON-able ``values`` for the judge, its figures as
+    :class:`Plot` objects (not drawn: ``fedcomp verify`` draws each once the verdicts of the
+    claims it is evidence for are known), and a ``detail`` sentence (what was run, on what, with
+    which budget)."""
     values: Any
     figures: list = field(default_factory=list)
     detail: str = ""
@@ -135,10 +145,25 @@ class Claim:
         conform(self.predicted, predicted, f"the prediction of {self.id}")
         return replace(self, predicted=predicted, predicted_by=by)
 
+    def plots(self, measurement: Measurement) -> list:
+        """The figures of `measurement` that are evidence for this claim: those naming it, and
+        those naming no claim (evidence for every claim judged on that measurement)."""
+        return [p for p in measurement.figures
+                if not isinstance(p, Plot) or not p.claims or self.id in p.claims]
+
     def judge(self, measurement: Measurement) -> CheckResult:
         res = self.check.judge(self.predicted, measurement)
-        res.figures = list(measurement.figures) + [f for f in res.figures
-                                                   if f not in measurement.figures]
+        own = [replace(p, claims=(self.id,)) if isinstance(p, Plot) and not p.claims else p
+               for p in res.figures]
+        if res.bounds:
+            from fedcomp.figures import plot
+            from fedcomp.figures.constants import constants_figure
+            own.append(plot(f"figures/{self.id}-constants.png", constants_figure,
+                            list(res.bounds), f"{self.location} ({self.id}): claimed bound "
+                            f"against the supremum and the largest value found",
+                            claims=(self.id,)))
+        shown = self.plots(measurement)
+        res.figures = shown + [f for f in own if f not in shown]
         if measurement.detail and measurement.detail not in res.detail:
             res.detail = f"{res.detail}; measured: {measurement.detail}"
         return res

@@ -323,7 +323,7 @@ def _judge_coefficient(problem):
                            f"||sum_{{j<={n}}} a_j||^2 <= {n} sum ||a_j||^2 is attained at equal "
                            f"aligned a_j (ratio {v['jensen_ratio']:.6g}), so {n} is the exact "
                            f"constant of that step; {res.reason}. Derived bound: "
-                           f"{v['lemma_bound']}")
+                           f"{v['lemma_bound']}", bounds=[res.bound])
     judge.__name__ = f"judge_coefficient_{problem}"
     return judge
 
@@ -453,32 +453,33 @@ def _fit_or_none(x, values):
         return None, str(exc)
 
 
-def _figure(out_dir, name, parts):
+def _figure(title, parts):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(1, len(parts), figsize=(5 * len(parts), 3.8))
     ax = np.atleast_1d(ax)
-    for a, (title, xlabel, fit, x, y) in zip(ax, parts):
-        a.loglog(x, y, "o", label="measured (seed mean)")
-        xx = np.array(x, float)
+    for a, (panel, xlabel, fit, x, y) in zip(ax, parts):
+        xx, y = np.array(x, float), np.asarray(y, float)
+        ok = np.isfinite(y) & (y > 0)       # a log axis: a non-positive excess is not drawn
+        a.loglog(xx[ok], y[ok], "o", label="measured (seed mean)")
         if fit is not None:
             a.loglog(xx, np.exp(fit["intercept"]) * xx ** fit["slope"], "-",
                      label=f"fit slope {fit['slope']:+.2f}")
-        a.loglog(xx, abs(y[0]) * (xx / xx[0]) ** -0.5, ":", label="slope -1/2")
+        if ok.any():
+            x0, y0 = xx[ok][0], y[ok][0]
+            a.loglog(xx, y0 * (xx / x0) ** -0.5, ":", label="slope -1/2")
         a.set_xlabel(xlabel)
-        a.set_title(title, fontsize=9)
+        a.set_ylabel(panel.split(",")[0])
+        a.set_title(panel, fontsize=9)
         a.legend(fontsize=8)
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    path = out_dir / f"{name}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
+    return fig
 
 
-def _theorem_measure(problem, name, profile, out_dir, outer_equals_inner, eta, tau, T0, eta0):
+def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner, eta, tau, T0,
+                     eta0):
     quick = profile == "quick"
     seeds = range(4) if quick else range(10)
     batches = (1, 2, 4, 8, 16) if quick else (1, 2, 4, 8, 16, 32, 64)
@@ -488,7 +489,8 @@ def _theorem_measure(problem, name, profile, out_dir, outer_equals_inner, eta, t
     Ts = (500, 1000, 2000, 4000) if quick else (500, 1000, 2000, 4000, 8000, 16000)
     lhs, bs = _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner)
     fit_T, why_T = _fit_or_none(Ts, lhs)
-    fig = _figure(Path(out_dir) / "figures", name, [
+    from fedcomp.figures import plot
+    fig = plot(f"figures/{name}-floor-and-rate.png", _figure, f"ComFedL {title}", [
         (f"floor(b) - floor(exact), eta={eta}, tau={tau}", "inner batch b", fit_b,
          list(batches), np.nanmean(exc, axis=0)),
         (f"avg ||grad F||^2, eta={eta0}/sqrt(T), b=T/{T0}", "T", fit_T, list(Ts),
@@ -511,7 +513,8 @@ def measure_thm2(profile: str, out_dir) -> Measurement:
     the 5000/20 split of section 5.1 (synthetic features)."""
     from fedcomp.problems import RobustFL
     p = RobustFL.synthetic(gamma=1.0, seed=0)
-    return _theorem_measure(p, "huang_thm2", profile, out_dir, False, 0.02, 5, 125, 1.0)
+    return _theorem_measure(p, "huang.thm2", "Theorem 2 (robust FL (6), synthetic features)",
+                            profile, out_dir, False, 0.02, 5, 125, 1.0)
 
 
 def measure_thm1(profile: str, out_dir) -> Measurement:
@@ -520,7 +523,8 @@ def measure_thm1(profile: str, out_dir) -> Measurement:
     from fedcomp.problems import MAMLQuadratic
     p = MAMLQuadratic.random(num_clients=10, dim=5, heterogeneity=1.0, alpha=0.1, noise=0.5,
                              seed=0)
-    return _theorem_measure(p, "huang_thm1", profile, out_dir, True, 0.02, 5, 125, 1.0)
+    return _theorem_measure(p, "huang.thm1", "Theorem 1 (one-step MAML (7), linear-regression "
+                            "tasks)", profile, out_dir, True, 0.02, 5, 125, 1.0)
 
 
 def _fit(d):

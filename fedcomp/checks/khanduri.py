@@ -77,7 +77,9 @@ def measure_thm41(profile, out_dir) -> Measurement:
     nonlinear KL-DRO instances, and the contrast (modified FedAvg / FedDRO reach the stationary
     point on the same instances)."""
     from fedcomp.counterexamples import thm41
-    rep = thm41.reproduce(profile, out_dir)
+    from fedcomp.figures import plot
+    from fedcomp.figures.counterexample import thm41_figures
+    rep = thm41.reproduce(profile, None)
     by_alg = {alg: [c for c in rep.checks if alg in c["name"] and not c.get("informational")]
               for alg in THM41_KEYS}
     evidence = {THM41_KEYS[a]: bool(cs) and all(c["passed"] for c in cs)
@@ -96,7 +98,8 @@ def measure_thm41(profile, out_dir) -> Measurement:
                 "setup": [{"name": c["name"], "passed": c["passed"], "measured": c["measured"]}
                           for c in setup],
                 "eta_to_0_grad_norms_scalar": limits, "I=1 (informational)": i1},
-        figures=[str(f) for f in rep.figures],
+        figures=[plot(f"figures/khanduri.thm4.1-{stem.replace('_', '-')}.png", draw, arg)
+                 for stem, draw, arg in thm41_figures(rep.figure_data)],
         detail=f"thm41.reproduce({profile!r}): {len(rep.rows)} runs, {rep.seconds:.0f} s")
 
 
@@ -292,7 +295,7 @@ def measure_lem35(profile, out_dir) -> Measurement:
     """Assumption 3.2's constants (proven bounds) and the supremum of ||Hess Phi||_2 on the box:
     certified upper bound (interval branch and bound on Phi's Hessian for symbolic problems,
     exact for the affine-quadratic ones) and the largest value found (a lower bound)."""
-    from fedcomp.theory.constants import constants, lemma35_cases, lemma35_figure
+    from fedcomp.theory.constants import constants, lemma35_cases
     rows = []
     for name, p, lo, hi in lemma35_cases(profile):
         c = constants(p, lo, hi, direct=True, verify="mpmath" if profile == "full" else None)
@@ -302,13 +305,7 @@ def measure_lem35(profile, out_dir) -> Measurement:
                                              else float(c.L_phi_certified)),
                      "sup_observed": float(c.L_phi_observed),
                      "L_phi_bound": float(c.L_phi_bound), "L_phi_observed": float(c.L_phi_observed)})
-    figures = []
-    try:
-        figures.append(str(lemma35_figure(rows, out_dir)))
-    except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
-        rows.append({"figure_error": repr(exc)})
-        rows.pop()
-    return Measurement(values={"cases": rows}, figures=figures,
+    return Measurement(values={"cases": rows},
                        detail=f"{len(rows)} problems on boxes (lemma35_cases({profile!r}))")
 
 
@@ -357,7 +354,8 @@ def judge_lem35(predicted, m: Measurement) -> CheckResult:
               + (f"; no certified supremum (can only fail, none did): {undecided}"
                  if undecided else ""))
     return CheckResult(verdict, predicted, {"cases": rows, "min_tightness": min(ratios),
-                                            "max_tightness": max(ratios)}, detail)
+                                            "max_tightness": max(ratios)}, detail,
+                       bounds=[v.bound for _, v in parts])
 
 
 # =============================================================================================

@@ -21,10 +21,14 @@ LAW_TEXT = "c(beta,I)^2 ||D(x_c)||^2, c = 1 - (1 - (1 - beta)^I)/(I beta)"
 
 def measure_sharing_law(profile, out_dir) -> Measurement:
     """:func:`fedcomp.experiments.intermittent.law_measurement` (deterministic runs of
-    DS-FedDRO, FedAvg Case II and FedDRO on controlled linear-quadratic problems)."""
+    DS-FedDRO, FedAvg Case II and FedDRO on controlled linear-quadratic problems), with the
+    heatmap over (beta, I) of its points' measured gap, the closed form and their ratio."""
     from fedcomp.experiments.intermittent import law_measurement
+    from fedcomp.figures import plot
+    from fedcomp.figures.law import law_heatmap
     v = law_measurement(profile, out_dir)
-    figures = v.pop("figures")
+    figures = [plot("figures/fedcomp.intermittent-sharing-law-heatmap.png", law_heatmap,
+                    v["points"], v["eta"], LAW_TOLERANCE)] + v.pop("figures")
     return Measurement(values=v, figures=figures,
                        detail=f"{v['n_points']} (beta, I, h) points, eta = {v['eta']:g}, 2 eta, "
                               f"4 eta, extrapolated to eta -> 0")

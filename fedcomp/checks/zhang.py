@@ -201,12 +201,13 @@ def judge_lem2(predicted, m: Measurement) -> CheckResult:
                            f"L_Phi may use only {LEM2_SYMBOLS}; it also has {sorted(extra)}")
     exact = bool(sup["upper_bound_proved"] and sup["attained"])
     f = sp.lambdify([syms[s] for s in LEM2_SYMBOLS], expr)
-    worst, ratios, parts = None, [], []
+    worst, ratios, parts, rows = None, [], [], []
     for c in v["grid"]:
         bound = float(f(*[c[s] for s in LEM2_SYMBOLS]))
         vd = bound_constant_verdict("L_Phi", bound, c["supremum"], exact)
         parts.append(vd.verdict)
         ratios.append(bound / c["supremum"])
+        rows.append(vd.bound)
         if vd.verdict == "fail" and worst is None:
             worst = (c, vd.reason)
     inst = v["instance"]
@@ -216,6 +217,12 @@ def judge_lem2(predicted, m: Measurement) -> CheckResult:
                                 inst["supremum"], exact, observed_max=inst["observed"])
     parts.append(vi.verdict)
     verdict = combine(parts)
+    # the figure: the instance, and the grid's tuples where the bound is tightest and loosest
+    shown = [{**vi.bound, "name": "AUCMinimax instance"}]
+    for label, i in (("tightest", int(np.argmin(ratios))), ("loosest", int(np.argmax(ratios)))):
+        c = v["grid"][i]
+        shown.append({**rows[i], "name": f"class, {label} of {len(rows)} tuples ("
+                      + ", ".join(f"{s}={c[s]:g}" for s in LEM2_SYMBOLS) + ")"})
     head = (f"exact supremum over the problem class {sup['supremum']} ("
             + ("proved upper bound, attained" if exact else "NOT certified") + "); claimed "
             f"{predicted['L_Phi']}: on {len(v['grid'])} admissible constant tuples the bound / "
@@ -230,7 +237,7 @@ def judge_lem2(predicted, m: Measurement) -> CheckResult:
              f"bound/observed {b_inst / inst['observed']:.3g})")
     return CheckResult(verdict, predicted,
                        {"supremum": sup["supremum"], "ratio_range": [min(ratios), max(ratios)],
-                        "instance": inst, "instance_bound": b_inst}, head)
+                        "instance": inst, "instance_bound": b_inst}, head, bounds=shown)
 
 
 def _wrong_lem2(pred):

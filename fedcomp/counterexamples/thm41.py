@@ -142,6 +142,8 @@ class Reproduction:
     checks: list = field(default_factory=list)
     figures: list = field(default_factory=list)
     seconds: float = 0.0
+    #: what the figures draw (:func:`fedcomp.figures.counterexample.thm41_figures`)
+    figure_data: dict | None = None
 
     def to_json(self) -> dict:
         return {"claim": CLAIM_ID, "verdict": self.verdict, "rows": self.rows,
@@ -435,12 +437,13 @@ def reproduce(profile: str = "quick", out_dir: str | Path | None = "figures",
     if profile == "smoke":  # two step sizes cannot show a trend: a structure check, no verdict
         verdict = SMOKE_VERDICT
     rep = Reproduction(verdict=verdict, rows=rows, checks=checks)
+    if make_figures:
+        rep.figure_data = {"gaps": [gap_curves(n, cfg["etas"], cfg["local_steps"], rows)
+                                    for n in ("overdetermined", "scalar")],
+                           "trajectories": trajectories()}
     if make_figures and out_dir is not None:
         from fedcomp.figures.counterexample import plot_thm41
-        data = {"gaps": [gap_curves(n, cfg["etas"], cfg["local_steps"], rows)
-                         for n in ("overdetermined", "scalar")],
-                "trajectories": trajectories()}
-        rep.figures = plot_thm41(data, Path(out_dir), verdict=verdict)
+        rep.figures = plot_thm41(rep.figure_data, Path(out_dir), verdict=verdict)
     rep.seconds = time.perf_counter() - t0
     return rep
 

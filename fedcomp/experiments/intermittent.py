@@ -43,7 +43,7 @@ because, and only because, beta shrinks with the step size; LocalSCGDAM's weight
 the same coupling (measured on the AUC problem by :func:`localscgdam_excess`: the excess
 vanishes with eta). :func:`sweep` measures the gap over (I, beta, eta, h), :func:`fit_law` fits
 log gap = a + p_beta log beta + p_I log(I - 1) + p_h log h + p_eta log eta with 95 % intervals,
-:func:`phase_diagram` draws it, and :func:`law_measurement` is what the claim's check
+:func:`phase_figure` draws it, and :func:`law_measurement` is what the claim's check
 (:mod:`fedcomp.checks.own`) judges.
 """
 from __future__ import annotations
@@ -262,20 +262,36 @@ def stochastic_floors(noise: float = 0.02, eta: float = 0.02, heterogeneity: flo
     return pd.DataFrame(rows)
 
 
-def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
-                  Is=(1, 2, 3, 5, 9, 17), betas=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-                  stochastic: bool = True):
-    """Figure: (a) log10 gap of DS-FedDRO over (I, beta) with the closed form's contours,
-    (b) measured / closed form at this eta, (c) the gap against h (closed form dotted) and eta,
-    (d) stochastic floor minus the variance floor against the closed-form gap (the law:
-    floor = V + gap_0). Returns (path, DataFrame of panel a)."""
+def phase_data(heterogeneity: float = 0.3, eta: float = 0.02,
+               Is=(1, 2, 3, 5, 9, 17), betas=(0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
+               stochastic: bool = True) -> dict:
+    """The runs :func:`phase_figure` draws: DS-FedDRO's gap over (I, beta) at this eta and h
+    (with the closed form), against h at two (I, beta), against eta at one, and (stochastic)
+    the floors of :func:`stochastic_floors`."""
+    Is, betas = tuple(Is), tuple(betas)
+    grid = [dict(I=i, beta=b, eta=eta, heterogeneity=heterogeneity) for i in Is for b in betas]
+    hs = (0.03, 0.1, 0.3, 1.0)
+    return {"heterogeneity": heterogeneity, "eta": eta, "Is": Is, "betas": betas,
+            "grid": sweep(grid),
+            "by_h": {(I_, b_): sweep([dict(I=I_, beta=b_, eta=eta, heterogeneity=h) for h in hs])
+                     for I_, b_ in ((5, 0.1), (2, 0.01))},
+            "by_eta": sweep([dict(I=5, beta=0.1, eta=e, heterogeneity=0.3)
+                             for e in (0.005, 0.02, 0.08)]),
+            "stochastic": (stochastic_floors(eta=eta, heterogeneity=heterogeneity)
+                           if stochastic else None)}
+
+
+def phase_figure(data: dict):
+    """Figure of :func:`phase_data`: (a) log10 gap of DS-FedDRO over (I, beta) with the closed
+    form's contours, (b) measured / closed form at this eta, (c) the gap against h (closed form
+    dotted) and eta, (d) stochastic floor minus the variance floor against the closed-form gap
+    (the law: floor = V + gap_0)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    grid = [dict(I=i, beta=b, eta=eta, heterogeneity=heterogeneity) for i in Is for b in betas]
-    df = sweep(grid)
+    Is, betas, eta = data["Is"], data["betas"], data["eta"]
+    heterogeneity, df = data["heterogeneity"], data["grid"]
+    stochastic = data["stochastic"] is not None
     gap = np.full((len(betas), len(Is)), np.nan)
     pred = np.full_like(gap, np.nan)
     for _, r in df.iterrows():
@@ -307,15 +323,14 @@ def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
     ax[1].set_xticks(range(len(Is)), [str(i) for i in Is])
     ax[1].set_yticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax[1].set_xlabel("local steps I")
+    ax[1].set_ylabel("inner-estimate weight beta")
     ax[1].set_title(f"(b) measured / closed form at eta={eta}\n(first-order eta correction; "
                     "-> 1 as eta -> 0)", fontsize=9)
     fig.colorbar(im2, ax=ax[1])
-    hs = (0.03, 0.1, 0.3, 1.0)
-    for I_, b_ in ((5, 0.1), (2, 0.01)):
-        d2 = sweep([dict(I=I_, beta=b_, eta=eta, heterogeneity=h) for h in hs])
+    for (I_, b_), d2 in data["by_h"].items():
         ax[2].loglog(d2["heterogeneity"], d2["gap"], "o-", label=f"I={I_}, beta={b_}")
         ax[2].loglog(d2["heterogeneity"], d2["predicted"], "k:", lw=1)
-    d3 = sweep([dict(I=5, beta=0.1, eta=e, heterogeneity=0.3) for e in (0.005, 0.02, 0.08)])
+    d3 = data["by_eta"]
     ax[2].loglog(np.full(len(d3), 0.3), d3["gap"], "s", mfc="none",
                  label="I=5, beta=0.1, eta=0.005, 0.02, 0.08")
     ax[2].set_xlabel("heterogeneity h")
@@ -323,7 +338,7 @@ def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
     ax[2].set_title("(c) gap ~ h^4 (dotted: closed form);\nnearly eta-independent", fontsize=9)
     ax[2].legend(fontsize=7)
     if stochastic:
-        st = stochastic_floors(eta=eta, heterogeneity=heterogeneity)
+        st = data["stochastic"]
         ex = st["floor"] - st["variance_floor"]
         ax[3].loglog(st["gap0"], np.maximum(ex, 1e-12), "o")
         lo, hi = st["gap0"].min() / 2, st["gap0"].max() * 2
@@ -337,10 +352,7 @@ def phase_diagram(out_dir, heterogeneity: float = 0.3, eta: float = 0.02,
                         fontsize=9)
         ax[3].legend(fontsize=7)
     fig.tight_layout()
-    path = out_dir / "intermittent_phase_diagram.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path, df
+    return fig
 
 
 def localscgdam_excess(etas=(0.04, 0.02, 0.01), sync_every=(1, 9), num_clients: int = 4,
@@ -450,8 +462,10 @@ def law_measurement(profile: str, out_dir) -> dict:
     c = 1 - 1/I) against the same closed form; FedDRO (y shared every iteration). Fits the power
     law of gap_0 on beta, I - 1, h over the small-c points (beta (I - 1) <= 0.2), with the closed
     form's exponents on the same points and in the asymptotic limit (beta scaled by 1e-3), and
-    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point. The full
-    profile adds two non-interpolating points and draws :func:`phase_diagram`.
+    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point; ``points``:
+    every (beta, I, h) point's gap_0 and closed form (drawn over (beta, I) by
+    :func:`fedcomp.figures.law.law_heatmap`). The full profile adds two non-interpolating points
+    and the runs of :func:`phase_figure`.
     """
     import pandas as pd
     out_dir = Path(out_dir)
@@ -488,7 +502,9 @@ def law_measurement(profile: str, out_dir) -> dict:
     cf_asym = closed_form_exponents(small_pts, scale=1e-3)
     figures = []
     if profile == "full":
-        figures.append(str(phase_diagram(out_dir)[0]))
+        from fedcomp.figures import plot
+        figures.append(plot("figures/fedcomp.intermittent-sharing-law-phase-diagram.png",
+                            phase_figure, phase_data()))
     return {"eta": eta, "n_points": int(len(df)),
             "max_rel_error_closed_form": float(err.max()),
             "all_converged": bool(df["converged"].all()),
@@ -499,4 +515,9 @@ def law_measurement(profile: str, out_dir) -> dict:
                     "n": fit["n"]},
             "closed_form_exponents_design": cf_design["exponents"],
             "closed_form_exponents_asymptotic": cf_asym["exponents"],
-            "eta_slopes": slopes, "figures": figures}
+            "eta_slopes": slopes, "figures": figures,
+            "points": [{"beta": float(r["beta"]), "I": int(r["I"]),
+                        "heterogeneity": float(r["heterogeneity"]), "gap0": float(r["gap0"]),
+                        "predicted": float(r["predicted"]),
+                        "non_interpolating": bool(r.get("non_interpolating", False))}
+                       for r in rows]}

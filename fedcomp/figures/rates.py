@@ -1,14 +1,16 @@
 """Rate figures (matplotlib, Agg backend). Every function reads the result table of a sweep
 (the tidy table of :mod:`fedcomp.runner.store`, or its per-run summary from
-:func:`fedcomp.rates.measure.summarize`) and writes one PNG.
+:func:`fedcomp.rates.measure.summarize`); the ``*_plot`` functions return the Figure (what a
+check hands ``fedcomp verify`` as a :class:`~fedcomp.figures.Plot`, drawn with its verdict);
+:func:`rate_figure` writes one to a PNG (``fedcomp rates --figure``).
 
-* :func:`rate_figure` -- log-log plot of the measured E||grad Phi||^2 (seed means with their 95 %
+* :func:`rate_plot` -- log-log plot of the measured E||grad Phi||^2 (seed means with their 95 %
   bootstrap intervals) against T or K, the fitted line with its 95 % band, and the theory's slope
   drawn through the fitted line at the middle of the grid; final-iterate variant alongside; below
   it, the local slopes between neighbouring grid points against the predicted slope (whether the
   run has reached the regime the bound describes).
-* :func:`speedup_figure` -- samples per client to reach epsilon against K, with the K^-1 slope.
-* :func:`cost_figure` -- communication (rounds or floats per client) against 1/epsilon, with the
+* :func:`speedup_plot` -- samples per client to reach epsilon against K, with the K^-1 slope.
+* :func:`cost_plot` -- communication (rounds or floats per client) against 1/epsilon, with the
   predicted slope.
 """
 from __future__ import annotations
@@ -33,6 +35,11 @@ def _summary(table):
     return summarize(table)
 
 
+def _wrap(title: str, width: int = 78) -> str:
+    import textwrap
+    return "\n".join(textwrap.wrap(title, width)) if title else title
+
+
 def _reference(ax, x, anchor_x, anchor_y, slope, label, style="k--"):
     xs = np.array([min(x), max(x)], dtype=float)
     ax.plot(xs, anchor_y * (xs / anchor_x) ** slope, style, lw=1, label=label)
@@ -41,6 +48,12 @@ def _reference(ax, x, anchor_x, anchor_y, slope, label, style="k--"):
 def rate_figure(table, path, over: str = "T", predicted: float = -0.5,
                 quantities=("avg_grad_sq", "final_grad_sq"), title: str = "",
                 **fixed) -> Path:
+    """:func:`rate_plot` written to `path`."""
+    return _save(rate_plot(table, over, predicted, quantities, title, **fixed), path)
+
+
+def rate_plot(table, over: str = "T", predicted: float = -0.5,
+              quantities=("avg_grad_sq", "final_grad_sq"), title: str = "", **fixed):
     """Measured quantity against `over` with fit, band and the theory's slope (module doc)."""
     from fedcomp.rates.analysis import exponent
     plt = _plt()
@@ -79,14 +92,14 @@ def rate_figure(table, path, over: str = "T", predicted: float = -0.5,
     axs.legend(fontsize=7)
     axs.grid(True, alpha=0.3)
     ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$ (seed means, 95 % bands)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrap(title), fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
 
 
-def speedup_figure(table, path, predicted: float = -1.0, title: str = "",
-                   quantity: str = "avg_grad_sq") -> Path:
+def speedup_plot(table, predicted: float = -1.0, title: str = "", quantity: str = "avg_grad_sq"):
     """T_eps against K with its fit, band and the K^predicted slope."""
     from fedcomp.rates.analysis import speedup
     plt = _plt()
@@ -112,15 +125,16 @@ def speedup_figure(table, path, predicted: float = -1.0, title: str = "",
         ax.set_yscale("log")
     ax.set_xlabel("K (clients)")
     ax.set_ylabel("samples per client to reach eps")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrap(title), fontsize=9)
     if fit is not None:
         ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
 
 
-def cost_figure(tables: dict, path, cost: str = "rounds", predicted: dict | None = None,
-                title: str = "", quantity: str = "avg_grad_sq", **fixed) -> Path:
+def cost_plot(tables: dict, cost: str = "rounds", predicted: dict | None = None,
+              title: str = "", quantity: str = "avg_grad_sq", **fixed):
     """Cost (rounds or floats per client) against 1/eps, one series per table in `tables`
     (label -> table); `predicted` maps a label to the predicted exponent a (cost ~ eps^-a)."""
     from fedcomp.rates.analysis import cost_exponent, invert
@@ -146,16 +160,12 @@ def cost_figure(tables: dict, path, cost: str = "rounds", predicted: dict | None
     ax.legend(fontsize=7, loc="lower right")
     ax.set_ylabel({"rounds": "communication rounds",
                    "floats_per_client": "floats sent per client"}.get(cost, cost))
-    ax.set_title(title, fontsize=9)
+    ax.set_title(_wrap(title), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
 
 
 def _save(fig, path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    import matplotlib.pyplot as plt
-    plt.close(fig)
-    return path
+    from fedcomp.figures.style import save
+    return save(fig, path)

@@ -30,6 +30,11 @@ VERDICT_COLOURS = {"pass": "#2ca02c", "fail": "#d62728", "inconclusive": "#b8860
                    "reproduced": "#2ca02c", "not-reproduced": "#d62728"}
 #: values below this are zero to machine precision: never plotted as data on a log axis
 EXACT_ZERO = 1e-13
+#: gid of the artists that draw exact zeros on a marked floor (the only ones allowed below
+#: EXACT_ZERO on a log axis)
+ZERO_GID = "exact-zero"
+#: resolution of the PNGs :func:`save` writes
+DPI = 120
 
 
 def colour(alg: str) -> str:
@@ -44,14 +49,54 @@ def label(alg: str) -> str:
     return ALGORITHMS.get(alg, ("#333333", "o", alg))[2]
 
 
-def verdict_badge(ax, verdict: str | None) -> None:
-    """The verdict in the top-right corner of an axes."""
-    if not verdict:
+#: height of one badge line, inches (the strip added above a figure's content)
+BADGE_LINE = 0.3
+#: gid of every badge Text (its text is the verdict; "verdict-badge:<claim id>" when a figure is
+#: the evidence of several claims), and the PNG text key :func:`save` writes them under
+BADGE_GID = "verdict-badge"
+BADGE_KEY = "fedcomp-verdicts"
+
+
+def verdict_badge(fig, verdicts) -> None:
+    """The verdict in the top-right corner of `fig`, in a strip added above its content (the
+    axes, titles and legends keep their places relative to each other, so a badge never covers
+    data). `verdicts`: one verdict, or {claim id: verdict} for a figure that is the evidence of
+    several claims: one badge per claim, the id beside it. Each badge is a Text whose text is
+    the verdict (gid :data:`BADGE_GID`, with ":<claim id>" for the per-claim ones)."""
+    if not verdicts:
         return
-    ax.text(0.98, 0.98, verdict, transform=ax.transAxes, ha="right", va="top", fontsize=9,
-            fontweight="bold", color="white",
-            bbox={"boxstyle": "round", "fc": VERDICT_COLOURS.get(verdict, "#555555"),
-                  "ec": "none"})
+    items = list(verdicts.items()) if isinstance(verdicts, dict) else [(None, verdicts)]
+    w, h = fig.get_size_inches()
+    total = h + BADGE_LINE * len(items)
+    scale = h / total
+    fig.set_size_inches(w, total)
+    for ax in fig.axes:
+        x0, y0, bw, bh = ax.get_position().bounds
+        ax.set_position([x0, y0 * scale, bw, bh * scale])
+    texts = {id(t): t for t in [*fig.texts, getattr(fig, "_suptitle", None)] if t is not None}
+    for t in texts.values():    # the suptitle is among fig.texts in some matplotlib versions
+        t.set_y(t.get_position()[1] * scale)
+    renderer = fig.canvas.get_renderer()
+    for i, (claim, verdict) in enumerate(items):
+        y = 1.0 - (i + 0.5) * BADGE_LINE / total
+        badge = fig.text(0.99, y, verdict, ha="right", va="center", fontsize=9,
+                         fontweight="bold", color="white",
+                         gid=BADGE_GID if claim is None else f"{BADGE_GID}:{claim}",
+                         bbox={"boxstyle": "round", "fc": VERDICT_COLOURS.get(verdict, "#555555"),
+                               "ec": "none"})
+        if claim is not None:
+            left = badge.get_window_extent(renderer).x0 / fig.dpi / w
+            fig.text(left - 0.015, y, claim, ha="right", va="center", fontsize=8)
+
+
+def badges(fig) -> dict:
+    """{claim id or None: verdict} of the badges on `fig` (what :func:`verdict_badge` drew)."""
+    out = {}
+    for t in fig.texts:
+        gid = t.get_gid() or ""
+        if gid == BADGE_GID or gid.startswith(BADGE_GID + ":"):
+            out[gid.partition(":")[2] or None] = t.get_text()
+    return out
 
 
 def split_zeros(xs, ys):
@@ -72,22 +117,42 @@ def zero_floor(ax, xs, alg: str, floor: float) -> None:
     """Exact zeros of `alg` at `xs`, drawn on the floor line with a downward marker."""
     if xs:
         ax.plot(xs, [floor] * len(xs), linestyle="none", marker="v", color=colour(alg),
-                mfc="none", ms=6)
+                mfc="none", ms=6, gid=ZERO_GID)
 
 
 def floor_line(ax, floor: float) -> None:
-    ax.axhline(floor, color="0.6", lw=0.8, ls=":")
+    ax.axhline(floor, color="0.6", lw=0.8, ls=":", gid=ZERO_GID)
     ax.text(0.01, floor, " 0 to machine precision", transform=ax.get_yaxis_transform(),
             va="bottom", ha="left", fontsize=7, color="0.4")
 
 
-def save(fig, path) -> Path:
-    """Write a figure atomically (temporary file, then rename) and close it."""
+def save(fig, path, verdicts: dict | None = None) -> Path:
+    """Write a figure atomically (temporary file, then rename) and close it. `verdicts` ({claim
+    id: verdict}, those its badges show) is stored in the PNG's text chunk :data:`BADGE_KEY`, so
+    that a figure file says which claims' verdicts it carries."""
+    import json
     import os
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
-    fig.savefig(tmp, dpi=120)
-    os.replace(tmp, path)
-    plt.close(fig)
+    meta = None
+    if verdicts is not None and path.suffix.lower() == ".png":
+        meta = {BADGE_KEY: json.dumps(verdicts, sort_keys=True)}
+    try:
+        fig.savefig(tmp, dpi=DPI, metadata=meta)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if tmp.exists():
+            tmp.unlink()
     return path
+
+
+def saved_verdicts(path) -> dict | None:
+    """The {claim id: verdict} a PNG written by :func:`save` records, or None."""
+    import json
+
+    from PIL import Image
+    with Image.open(path) as im:
+        raw = im.text.get(BADGE_KEY) if hasattr(im, "text") else None
+    return None if raw is None else json.loads(raw)

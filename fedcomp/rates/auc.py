@@ -96,7 +96,9 @@ def thm1_sweep(profile: str, out_dir) -> dict:
         runs.append({"T": cfg["T_K"], "K": Kj, "eta": eta, "p": p,
                      "rounds": [int(r) for r in rounds], "mean_grad_norm_sq": float(np.nanmean(v)),
                      "diverged": int(np.sum(np.isnan(v)))})
-    figures = plot_thm1(out_dir, np.array(cfg["T"], float), vals)
+    from fedcomp.figures import plot
+    figures = [plot("figures/zhang.thm1-T-K.png", thm1_figure, cfg["T"], vals, cfg["K"], kv,
+                    cfg["T_K"], claims=("zhang.thm1",))]
     return {"T": list(cfg["T"]), "values_T": vals.tolist(), "K": list(cfg["K"]),
             "T_K": cfg["T_K"], "values_K": kv.tolist(), "seeds": cfg["seeds"],
             "seeds_K": cfg["seeds_K"], "runs": runs,
@@ -104,27 +106,30 @@ def thm1_sweep(profile: str, out_dir) -> dict:
             "seconds": time.perf_counter() - t0}
 
 
-def plot_thm1(out_dir: Path, Ts, vals) -> list:
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return []
-    fig, ax = plt.subplots(figsize=(5, 3.6))
-    mean = np.nanmean(vals, axis=0)
-    ax.loglog(Ts, vals.T, ".", color="0.7", ms=3)
-    ax.loglog(Ts, mean, "o-", label="LocalSCGDAM (mean over seeds)")
-    ax.loglog(Ts, mean[0] * (Ts / Ts[0]) ** -0.5, "--", label="T^(-1/2) (Remark 1)")
-    ax.set_xlabel("T")
-    ax.set_ylabel("(1/T) sum_t ||grad Phi(xbar_t)||^2")
-    ax.set_title("AUC paper, Theorem 1 / Remark 1 (K = 4)")
-    ax.legend(fontsize=7)
+def thm1_figure(Ts, vals, Ks, kvals, T_K):
+    """(1/T) sum_t ||grad Phi(xbar_t)||^2 against T (K = 4) and against K (T = T_K): seeds as
+    dots, their mean, and Remark 1's slopes through the first mean."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for ax, x, v, name, fixed in ((axes[0], Ts, vals, "T", f"K = {K_DEFAULT}"),
+                                  (axes[1], Ks, kvals, "K", f"T = {T_K}")):
+        x = np.asarray(x, float)
+        v = np.asarray(v, float)
+        ok = np.isfinite(v)                      # a diverged seed is NaN: left out
+        ax.loglog(np.broadcast_to(x, v.shape)[ok], v[ok], ".", color="0.7", ms=3)
+        keep = ok.any(axis=0)
+        x, mean = x[keep], np.nanmean(v[:, keep], axis=0)
+        ax.loglog(x, mean, "o-", label="LocalSCGDAM (mean over seeds)")
+        ax.loglog(x, mean[0] * (x / x[0]) ** -0.5, "--", label=f"{name}^(-1/2) (Remark 1)")
+        ax.set_xlabel(f"{name}  ({fixed})")
+        ax.set_ylabel("(1/T) sum_t ||grad Phi(xbar_t)||^2")
+        ax.legend(fontsize=7)
+    fig.suptitle("AUC paper, Theorem 1 / Remark 1 (zhang.thm1): seeds (dots) and their mean",
+                 fontsize=9)
     fig.tight_layout()
-    path = out_dir / "zhang_thm1.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return [str(path)]
+    return fig
 
 
 def bias_measurement(profile: str) -> dict:

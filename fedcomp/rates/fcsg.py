@@ -136,14 +136,14 @@ def _tail_mean(batch, frac: float) -> np.ndarray:
     return np.array(out)
 
 
-def _fig_path(out_dir: Path, claim: str, what: str) -> Path:
-    p = Path(out_dir) / "figures" / f"{claim}-{what}.png"
-    p.parent.mkdir(parents=True, exist_ok=True)
-    return p
+def _plot(claim: str, what: str, draw, *args, **kw):
+    """`draw(*args, **kw)` (a Figure) as the Plot ``figures/<claim>-<what>.png`` of `claim`."""
+    from fedcomp.figures import plot
+    return plot(f"figures/{claim}-{what}.png", draw, *args, claims=(claim,), **kw)
 
 
-def _plot(path: Path, fits: list, title: str, xlabel: str, ylabel: str, predicted: float,
-          extra: list | None = None) -> str:
+def _fits_figure(fits: list, title: str, xlabel: str, ylabel: str, predicted: float,
+                 extra: list | None = None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -167,9 +167,7 @@ def _plot(path: Path, fits: list, title: str, xlabel: str, ylabel: str, predicte
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return str(path)
+    return fig
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,7 +223,7 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
     fit = fit_exponent(ms, vals)
     ex = exact_bias_floor()
     claim = {"fcsg": "wu.thm4.1", "fcsg-m": "wu.thm4.4", "acc-fcsg-m": "wu.thm4.7"}[algorithm]
-    fig = _plot(_fig_path(out_dir, claim, "bias-floor-m"), [(ALGS[algorithm], fit)],
+    fig = _plot(claim, "bias-floor-m", _fits_figure, [(ALGS[algorithm], fit)],
                 f"{ALGS[algorithm]}: stationarity gap floor vs inner batch m\n"
                 f"(sigma2 = 2, eta = {P['m_eta']}, q = {P['m_q']}, T = {T}, K = 16)",
                 "inner batch m", "mean ||grad Phi(xbar_t)||^2, last quarter",
@@ -294,10 +292,10 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
                               if k in ExponentFit.__dataclass_fields__})
             for o, f in out["fits"].items()}
     out["figures"] = [
-        _plot(_fig_path(out_dir, claim, "rate-T"), [(ALGS[algorithm], fits["T"])],
+        _plot(claim, "rate-T", _fits_figure, [(ALGS[algorithm], fits["T"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nN = {P['K0']}, m = {RATE_M}",
               "T", "mean ||grad Phi||^2 over t in [T/2, T]", ref),
-        _plot(_fig_path(out_dir, claim, "rate-N"), [(ALGS[algorithm], fits["N"])],
+        _plot(claim, "rate-N", _fits_figure, [(ALGS[algorithm], fits["N"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nT = {P['T_for_N']}, m = {RATE_M}",
               "N (clients)", "mean ||grad Phi||^2 over t in [T/2, T]", ref),
     ]
@@ -367,7 +365,7 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
                                   "phi_fluct": float(np.nanmean(fl))}
         _MEMO[key] = (table, base, by_beta)
     table, base, by_beta = _MEMO[key]
-    fig = _plot_sec51(table, P, _fig_path(out_dir, "wu.sec5.1", "accuracy-vs-m"))
+    fig = _plot("wu.sec5.1", "accuracy-vs-m", _sec51_figure, table, P)
     return {"table": {f"sigma2={k[0]},m={k[1]},{k[2]}": v for k, v in table.items()},
             "sigma2s": list(P["sigma2s"]), "ms": list(P["ms"]), "seeds": S, "T": T,
             "eta": SEC51_ETA, "q": SEC51_Q, "beta": SEC51_BETA,
@@ -375,7 +373,7 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
             "figure": fig}
 
 
-def _plot_sec51(table, P, path) -> str:
+def _sec51_figure(table, P):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -394,6 +392,4 @@ def _plot_sec51(table, P, path) -> str:
                  fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return str(path)
+    return fig

@@ -137,13 +137,17 @@ def _run(name: str, profile: str, out_dir: Path):
     return sw.run(Path(out_dir) / "data" / f"{profile}-{name}")
 
 
-def _fig(out_dir: Path, claim: str, what: str) -> Path:
-    return Path(out_dir) / "figures" / f"{claim}-{what}.png"
-
+def _plot(claims, what: str, draw: str, *args, **kw):
+    """The figure `draw` (a function of :mod:`fedcomp.figures.rates`) of `args`, as a Plot of
+    `claims` (one id or a tuple; the first names the file): drawn by verify with their verdicts."""
+    from fedcomp.figures import plot
+    from fedcomp.figures import rates as R
+    claims = (claims,) if isinstance(claims, str) else tuple(claims)
+    return plot(f"figures/{claims[0]}-{what}.png", getattr(R, draw), *args, claims=claims, **kw)
 
 
 # --- measurements -------------------------------------------------------------------------------
-# Each returns a fedcomp.checks.Measurement-like dict: {"values": ..., "figures": [...],
+# Each returns a fedcomp.checks.Measurement-like dict: {"values": ..., "figures": [Plot, ...],
 # "detail": str}; values hold ExponentFit objects (fedcomp.rates.fit) keyed by problem and
 # variable, the regime of each T fit (local slopes), costs, ledgers and probes.
 
@@ -191,10 +195,9 @@ def _costs(summary, P, label, info, with_speedup):
         c["samples_per_client_to_eps"] = teps
 
 
-def _fig_rate(summary, out_dir, claim, what, over, fixed, title):
-    from fedcomp.figures.rates import rate_figure
-    return rate_figure(summary, _fig(out_dir, claim, what), over=over, predicted=-0.5,
-                       title=title, **fixed)
+def _fig_rate(summary, claim, what, over, fixed, title):
+    return _plot(claim, what, "rate_plot", summary, over=over, predicted=-0.5, title=title,
+                 **fixed)
 
 
 def measure_feddro(profile: str, out_dir: Path) -> dict:
@@ -202,7 +205,6 @@ def measure_feddro(profile: str, out_dir: Path) -> dict:
     (g(x*) = 0), T exponents on LQ-residual (g(x*) != 0) and KL-DRO, the costs to reach eps
     (samples, model rounds, Definition 3.7 exchanges, speed-up), and the deterministic bias probe
     of both readings of (8)."""
-    from fedcomp.figures.rates import cost_figure, speedup_figure
     P = _profile(profile)
     lq = _run("feddro-lq", profile, out_dir)
     res = _run("feddro-lq-residual", profile, out_dir)
@@ -217,31 +219,30 @@ def measure_feddro(profile: str, out_dir: Path) -> dict:
     probes = {a: bias_probe(_lq(4, 8)(P["K0"]), algorithm=a)
               for a in ("feddro", "feddro-literal")}
     K0, c = P["K0"], "khanduri.thm4.3"
+    cor = ("khanduri.cor4.4", "khanduri.cor4.4.model-rounds")
     figs = [
-        _fig_rate(lq, out_dir, c, "lq-T", "T", {"K": K0},
+        _fig_rate(lq, c, "lq-T", "T", {"K": K0},
                   "FedDRO (Thm 4.3), LQ d=10, d_g=5 (g(x*) = 0), noisy heterogeneous clients"),
-        _fig_rate(lq, out_dir, c, "lq-K", "K", {"T": max(P["Ts"])},
+        _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
                   "FedDRO (Thm 4.3), LQ d=10, d_g=5: exponent in K"),
-        _fig_rate(res, out_dir, c, "lq-residual-T", "T", {"K": K0},
+        _fig_rate(res, c, "lq-residual-T", "T", {"K": K0},
                   "FedDRO (Thm 4.3), LQ d=4, d_g=8 (g(x*) != 0)"),
-        _fig_rate(kl, out_dir, c, "kl-T", "T", {"K": K0},
+        _fig_rate(kl, c, "kl-T", "T", {"K": K0},
                   "FedDRO (Thm 4.3), KL-DRO logistic regression"),
-        speedup_figure(lq, _fig(out_dir, "khanduri.cor4.4", "speedup"),
-                       title="FedDRO: samples per client to reach eps"),
-        cost_figure({"model rounds": lq, "Definition 3.7 exchanges": _exchanges(lq)},
-                    _fig(out_dir, "khanduri.cor4.4", "rounds"), "rounds",
-                    {"model rounds": 1.5, "Definition 3.7 exchanges": 1.5},
-                    title="FedDRO: model rounds against 1/eps (LQ)", K=K0),
-        cost_figure({"Definition 3.7 exchanges": _exchanges(lq)},
-                    _fig(out_dir, "khanduri.cor4.4", "exchanges"), "exchanges",
-                    {"Definition 3.7 exchanges": 1.5},
-                    title="FedDRO: client-server exchanges (Definition 3.7) against 1/eps",
-                    K=K0),
+        _plot(cor, "speedup", "speedup_plot", lq,
+              title="FedDRO: samples per client to reach eps"),
+        _plot(cor, "rounds", "cost_plot",
+              {"model rounds": lq, "Definition 3.7 exchanges": _exchanges(lq)}, "rounds",
+              {"model rounds": 1.5, "Definition 3.7 exchanges": 1.5},
+              title="FedDRO: model rounds against 1/eps (LQ)", K=K0),
+        _plot(cor[0], "exchanges", "cost_plot", {"Definition 3.7 exchanges": _exchanges(lq)},
+              "exchanges", {"Definition 3.7 exchanges": 1.5},
+              title="FedDRO: client-server exchanges (Definition 3.7) against 1/eps", K=K0),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res), _diverged(kl)) if x)
     return {"values": {"rates": rates, "costs": costs, "bias_probe": probes, "K0": K0,
                        "Tmax": max(P["Ts"]), "max_width": P["max_width"]},
-            "figures": [str(f) for f in figs],
+            "figures": figs,
             "detail": (f"FedDRO (anchored (8)) with eta = 0.5 sqrt(K/T), beta = eta, "
                        f"I = 2 T^(1/4)/K^(3/4); LQ d=10, d_g=5 T x K grid {P['Ts']} x {P['Ks']}, "
                        f"LQ-residual d=4, d_g=8 and KL-DRO at K={K0}; {P['seeds']} seeds"
@@ -258,12 +259,12 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
     _t_fit(lq, P, "LQ", rates)
     _t_fit(res, P, "LQ-residual", rates)
     probe = bias_probe(_lq(4, 8)(P["K0"]), algorithm="feddro-literal")
-    figs = [_fig_rate(res, out_dir, "khanduri.thm4.3.literal", "lq-residual-T", "T",
+    figs = [_fig_rate(res, "khanduri.thm4.3.literal", "lq-residual-T", "T",
                       {"K": P["K0"]}, "FedDRO with (8) read literally, LQ d=4, d_g=8")]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res)) if x)
     return {"values": {"rates": rates, "bias_probe": {"feddro-literal": probe}, "K0": P["K0"],
                        "max_width": P["max_width"]},
-            "figures": [str(f) for f in figs],
+            "figures": figs,
             "detail": (f"feddro-literal with Theorem 4.3's schedule at K={P['K0']}, "
                        f"T in {P['Ts']}, {P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 
@@ -280,7 +281,6 @@ def _ds_effective(T, K):
 def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
     """DS-FedDRO under Theorem 5.2's schedule as printed (T x K grid on LQ), its costs to reach
     eps, and a diagnostic run with a larger server step (not the printed schedule)."""
-    from fedcomp.figures.rates import cost_figure, speedup_figure
     P = _profile(profile)
     lq = _run("dsfeddro-lq51", profile, out_dir)
     eff = _run("dsfeddro-lq51-effective", profile, out_dir)
@@ -294,23 +294,23 @@ def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
     _costs(lq, P, "LQ", costs, with_speedup=True)
     K0, c = P["K0"], "khanduri.thm5.2"
     figs = [
-        _fig_rate(lq, out_dir, c, "lq-T", "T", {"K": K0},
+        _fig_rate(lq, c, "lq-T", "T", {"K": K0},
                   "DS-FedDRO (Thm 5.2 schedule as printed), LQ with only b_k heterogeneous "
                   "(Assumption 5.1)"),
-        _fig_rate(lq, out_dir, c, "lq-K", "K", {"T": max(P["Ts"])},
+        _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
                   "DS-FedDRO (Thm 5.2 as printed): exponent in K"),
-        _fig_rate(eff, out_dir, c, "diagnostic-T", "T", {"K": K0},
+        _fig_rate(eff, c, "diagnostic-T", "T", {"K": K0},
                   "DS-FedDRO diagnostic: gamma_x = gamma_y = 0.25 sqrt(K I) (not the printed "
                   "schedule)"),
-        speedup_figure(lq, _fig(out_dir, "khanduri.cor5.3", "speedup"),
-                       title="DS-FedDRO: samples per client to reach eps"),
-        cost_figure({"DS-FedDRO": lq}, _fig(out_dir, "khanduri.cor5.3", "rounds"), "rounds",
-                    {"DS-FedDRO": 1.0}, title="DS-FedDRO: rounds against 1/eps", K=K0),
+        _plot("khanduri.cor5.3", "speedup", "speedup_plot", lq,
+              title="DS-FedDRO: samples per client to reach eps"),
+        _plot("khanduri.cor5.3", "rounds", "cost_plot", {"DS-FedDRO": lq}, "rounds",
+              {"DS-FedDRO": 1.0}, title="DS-FedDRO: rounds against 1/eps", K=K0),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(eff), _diverged(outside)) if x)
     return {"values": {"rates": rates, "costs": costs, "K0": K0, "Tmax": max(P["Ts"]),
                        "max_width": P["max_width"]},
-            "figures": [str(f) for f in figs],
+            "figures": figs,
             "detail": (f"DS-FedDRO with eta = 1/sqrt(I T), beta = eta, gamma_x = gamma_y = "
                        f"sqrt(K/T), I = sqrt(T/K) (Theorem 5.2's orders, constants 1); LQ d=10, "
                        f"d_g=5 with identical client Jacobians and heterogeneous b_k, so that "
@@ -323,7 +323,6 @@ def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
 def measure_fedavg_modified(profile: str, out_dir: Path) -> dict:
     """Modified FedAvg (y shared every iteration) with eta = 0.5 sqrt(K/T), I = round(T^(1/4))
     on both LQ problems: T exponents of the whole grid and of its upper half."""
-    from fedcomp.figures.rates import rate_figure
     P = _profile(profile)
     rates, figs, div = {}, [], []
     for name, label in (("fedavgmod-lq", "LQ"), ("fedavgmod-lq-residual", "LQ-residual")):
@@ -334,12 +333,12 @@ def measure_fedavg_modified(profile: str, out_dir: Path) -> dict:
         half = max(0, len(x) - 3)
         rates[label]["T_last3"] = fit_exponent(x[half:], v[:, half:])
         div.append(_diverged(s))
-        figs.append(rate_figure(s, _fig(out_dir, "khanduri.thm4.2", f"{name}-T"), over="T",
-                                predicted=-0.5, K=P["K0"],
-                                title=f"Modified FedAvg (Thm 4.2), {label}: y shared every "
-                                      f"iteration (dashed: T^-1/2 of Thm 4.3, for reference)"))
+        figs.append(_fig_rate(s, "khanduri.thm4.2", f"{name}-T", "T", {"K": P["K0"]},
+                              f"Modified FedAvg (Thm 4.2), {label}: y shared every iteration "
+                              f"(dashed: T^-1/2 of Thm 4.3, for reference)"))
     div = "; ".join(x for x in div if x)
-    return {"values": {"rates": rates, "K0": P["K0"], "max_width": P["max_width"]}, "figures": [str(f) for f in figs],
+    return {"values": {"rates": rates, "K0": P["K0"], "max_width": P["max_width"]},
+            "figures": figs,
             "detail": (f"modified FedAvg, eta = 0.5 sqrt(K/T), I = round(T^(1/4)), K={P['K0']}, "
                        f"T in {P['Ts']}" + (f"; {div}" if div else ""))}
 
@@ -347,7 +346,6 @@ def measure_fedavg_modified(profile: str, out_dir: Path) -> dict:
 def measure_floats(profile: str, out_dir: Path) -> dict:
     """FedDRO's floats per client against eps on d = 40, d_g = 1 and on d = 2, d_g = 16, and the
     exact ledger (floats_x = rounds K d, floats_y = (T + 1) K d_g)."""
-    from fedcomp.figures.rates import cost_figure
     P = _profile(profile)
     K0 = P["K0"]
     out, ledger_bad, div = {}, [], []
@@ -365,13 +363,13 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
                       "first_term_dominates": bool(np.all(d >= eps ** -0.5 * dg / K0)),
                       "share_y": [float(share_y.min()), float(share_y.max())]}
         div.append(_diverged(s))
-    fig = cost_figure(runs, _fig(out_dir, "khanduri.rem4.5", "floats"), "floats_per_client",
-                      {"d=40, d_g=1": 1.5, "d=2, d_g=16": 2.0},
-                      title="FedDRO (Remark 4.5): floats per client against 1/eps", K=K0)
+    fig = _plot("khanduri.rem4.5", "floats", "cost_plot", runs, "floats_per_client",
+                {"d=40, d_g=1": 1.5, "d=2, d_g=16": 2.0},
+                title="FedDRO (Remark 4.5): floats per client against 1/eps", K=K0)
     div = "; ".join(x for x in div if x)
     return {"values": {"floats": out, "ledger_mismatches": ledger_bad, "K0": K0,
                        "max_width": P["max_width"]},
-            "figures": [str(fig)],
+            "figures": [fig],
             "detail": (f"FedDRO with Theorem 4.3's schedule at K={K0}, T in {P['Ts']}, "
                        f"{P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 

@@ -37,8 +37,11 @@ import numpy as np
 
 @dataclass
 class Verdict:
+    """``bound``: for :func:`bound_constant_verdict`, what it compared (name, claimed,
+    supremum, supremum_exact, observed_max, verdict): the row of the constants figure."""
     verdict: str
     reason: str
+    bound: dict | None = None
 
 
 def _fit_text(fit) -> str:
@@ -152,17 +155,23 @@ def bound_constant_verdict(name: str, predicted_value: float, supremum: float,
     head = (f"{name}: claimed bound {predicted_value:.6g}, "
             f"{'exact/certified supremum' if supremum_exact else 'largest value found'} "
             f"{supremum:.6g}")
+
+    def out(verdict, reason):
+        return Verdict(verdict, reason, {"name": name, "claimed": float(predicted_value),
+                                         "supremum": float(supremum),
+                                         "supremum_exact": bool(supremum_exact),
+                                         "observed_max": float(obs), "verdict": verdict})
     if obs > predicted_value * (1 + rtol) + 1e-300:
-        return Verdict("fail", f"{head}: a point of the problem exceeds the bound "
-                               f"(observed {obs:.6g})")
+        return out("fail", f"{head}: a point of the problem exceeds the bound "
+                           f"(observed {obs:.6g})")
     if supremum_exact:
         if supremum > predicted_value * (1 + rtol):
-            return Verdict("fail", f"{head}: the supremum exceeds the bound")
+            return out("fail", f"{head}: the supremum exceeds the bound")
         ratio = predicted_value / supremum if supremum > 0 else math.inf
         tight = "tight" if ratio <= 1 + 1e-6 else f"loose by a factor {ratio:.4g}"
-        return Verdict("pass", f"{head}: the bound holds ({tight})")
-    return Verdict("inconclusive", f"{head}: no point exceeds the bound, but the supremum is "
-                                   f"not certified")
+        return out("pass", f"{head}: the bound holds ({tight})")
+    return out("inconclusive", f"{head}: no point exceeds the bound, but the supremum is not "
+                               f"certified")
 
 
 def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:

@@ -1478,30 +1478,6 @@ def lemma35_cases(profile: str = "quick"):
     return cases
 
 
-def lemma35_figure(rows, out_dir):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from pathlib import Path
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.5))
-    y = np.arange(len(rows))
-    ax.barh(y + 0.2, [r["L_phi_bound"] for r in rows], 0.4, label="Lemma 3.5 bound")
-    ax.barh(y - 0.2, [max(r["L_phi_observed"], 1e-300) for r in rows], 0.4,
-            label="observed sup ||Hess Phi||")
-    ax.set_yticks(y, [r["case"] for r in rows], fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("smoothness constant on the box")
-    ax.legend(fontsize=7)
-    ax.set_title("FedDRO paper, Lemma 3.5: bound vs observed")
-    fig.tight_layout()
-    path = out / "khanduri_lem3.5.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
-
-
 def auc_lemma2_report(p, lower, upper, n_random: int = 60, seed: int = 0) -> dict:
     """Lemma 2 of the AUC paper for an :class:`~fedcomp.problems.AUCMinimax` on a box of x.
 

@@ -1,0 +1,78 @@
+"""The intermittent-sharing law (``fedcomp.intermittent-sharing-law``): heatmaps over (beta, I)
+of the measured eta -> 0 gap beside the law's closed form c(beta, I)^2 ||D(x_c)||^2 and their
+ratio, one row per heterogeneity h, from the points the check measured
+(:func:`fedcomp.experiments.intermittent.law_measurement`, ``points``). Computes nothing."""
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from fedcomp.figures import style as S
+
+
+def _grid(points, h, key):
+    betas = sorted({p["beta"] for p in points})
+    Is = sorted({p["I"] for p in points})
+    z = np.full((len(betas), len(Is)), np.nan)
+    for p in points:
+        if p["heterogeneity"] == h:
+            z[betas.index(p["beta"]), Is.index(p["I"])] = p[key]
+    return betas, Is, z
+
+
+def _cells(ax, z, text, light=lambda v: False):
+    """Each cell's value written on it, in black where `light(value)` (a bright cell)."""
+    for (i, j), v in np.ndenumerate(z):
+        ax.text(j, i, text(v), ha="center", va="center", fontsize=7,
+                color="k" if light(v) else "w")
+
+
+def law_heatmap(points: list[dict], eta: float, tolerance: float):
+    """points: dicts with beta, I, heterogeneity, gap0 (measured, Richardson-extrapolated to
+    eta -> 0 from eta and 4 eta) and predicted (the closed form); non-interpolating points (a
+    different problem) are left out. Panels per h: log10 gap_0, log10 closed form (one colour
+    scale), gap_0 / closed form (diverging around 1, the judged tolerance marked on its bar).
+    Exact zeros (below EXACT_ZERO) are written "0" in an empty cell, never coloured as data."""
+    points = [p for p in points if not p.get("non_interpolating")]
+    hs = sorted({p["heterogeneity"] for p in points})
+    fig, axes = plt.subplots(len(hs), 3, figsize=(12, 2.9 * len(hs) + 0.9), squeeze=False)
+    logs = [math.log10(p[k]) for p in points for k in ("gap0", "predicted")
+            if p[k] >= S.EXACT_ZERO]
+    lo, hi = (min(logs), max(logs)) if logs else (-1.0, 0.0)
+    ratios = [p["gap0"] / p["predicted"] for p in points if p["predicted"] >= S.EXACT_ZERO]
+    span = max([tolerance * 2] + [abs(r - 1) for r in ratios])
+    for row, h in zip(axes, hs):
+        for ax, key, name in ((row[0], "gap0", "measured gap_0 (eta -> 0)"),
+                              (row[1], "predicted", "law: c(beta, I)^2 ||D(x_c)||^2")):
+            betas, Is, z = _grid(points, h, key)
+            exact = z >= S.EXACT_ZERO
+            im = ax.imshow(np.where(exact, np.log10(np.where(exact, z, 1.0)), np.nan),
+                           origin="lower", aspect="auto", cmap="viridis", vmin=lo, vmax=hi)
+            _cells(ax, z, lambda v: "" if np.isnan(v) else ("0" if v < S.EXACT_ZERO
+                                                             else f"{v:.2e}"),
+                   lambda v: v >= S.EXACT_ZERO and math.log10(v) > lo + 0.65 * (hi - lo))
+            ax.set_title(f"{name}, h = {h:g}", fontsize=9)
+            fig.colorbar(im, ax=ax, label="log10 ||grad Phi(x_inf)||^2")
+        betas, Is, g = _grid(points, h, "gap0")
+        _, _, p = _grid(points, h, "predicted")
+        r = np.where(p >= S.EXACT_ZERO, g / np.where(p >= S.EXACT_ZERO, p, 1.0), np.nan)
+        im = row[2].imshow(r, origin="lower", aspect="auto", cmap="coolwarm", vmin=1 - span,
+                           vmax=1 + span)
+        _cells(row[2], r, lambda v: "" if np.isnan(v) else f"{v:.4f}", lambda v: True)
+        row[2].set_title(f"measured / law, h = {h:g}", fontsize=9)
+        bar = fig.colorbar(im, ax=row[2], label="ratio (1: the law holds)")
+        for edge in (1 - tolerance, 1 + tolerance):
+            bar.ax.axhline(edge, color="k", lw=0.8, ls="--")
+        for ax in row:
+            ax.set_xticks(range(len(Is)), [str(i) for i in Is])
+            ax.set_yticks(range(len(betas)), [f"{b:g}" for b in betas])
+            ax.set_xlabel("local steps I")
+            ax.set_ylabel("inner-estimate weight beta")
+    fig.suptitle("fedcomp's intermittent-sharing law (fedcomp.intermittent-sharing-law): "
+                 f"DS-FedDRO's gap extrapolated from eta = {eta:g} and {4 * eta:g} beside the "
+                 f"closed form\nratio bar: dashed lines at the judged tolerance "
+                 f"1 +/- {tolerance:g}", fontsize=9)
+    fig.tight_layout()
+    return fig

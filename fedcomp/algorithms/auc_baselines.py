@@ -64,6 +64,7 @@ have no constraint on the dual, so the numba steps have none and the torch proje
 nothing on them).
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
+from fedcomp.algorithms.localscgdam import step_sizes
 from fedcomp.algorithms.oracles import ce_grad, outer_grad_dual, outer_grad_inner
 from fedcomp.algorithms.spec import Average, ModelRound, Server, State, Steps
 from fedcomp.rng import sample_key
@@ -168,10 +169,7 @@ def localsgdam_init(data, k, x, dual, u, v, base, exact):
 def localsgdam_client(data, k, t, x, dual, u, v, fu, fd, eta, gamma_x, gamma_y, beta_x, beta_y,
                       base, exact):
     d = x.shape[0]
-    sx = gamma_x * eta
-    sy = gamma_y * eta
-    wu = beta_x * eta
-    wv = beta_y * eta
+    sx, sy, wu, wv = step_sizes(eta, gamma_x, gamma_y, beta_x, beta_y)
     for j in range(d):
         x[j] -= sx * u[j]
     dual[0] += sy * v[0]
@@ -191,10 +189,7 @@ def localsgdam_init_torch(p, x, dual, u, v):
 
 
 def localsgdam_client_torch(p, t, x, dual, u, v, eta, gamma_x, gamma_y, beta_x, beta_y):
-    sx = gamma_x * eta
-    sy = gamma_y * eta
-    wu = beta_x * eta
-    wv = beta_y * eta
+    sx, sy, wu, wv = step_sizes(eta, gamma_x, gamma_y, beta_x, beta_y)
     x -= sx * u
     dual += sy * v
     p.project_dual(dual)

@@ -66,6 +66,12 @@ from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
 from fedcomp.rng import sample_key
 
 
+def step_sizes(eta, gamma_x, gamma_y, beta_x, beta_y):
+    """(13)-(14)'s step sizes gamma_x eta, gamma_y eta and momentum weights beta_x eta,
+    beta_y eta (shared with LocalSGDAM, fedcomp.algorithms.auc_baselines)."""
+    return gamma_x * eta, gamma_y * eta, beta_x * eta, beta_y * eta
+
+
 def _check_hyper(v):
     bad = {n: v["eta"] * v[n] for n in ("alpha", "beta_x", "beta_y") if v["eta"] * v[n] > 1.0}
     if bad:
@@ -90,11 +96,8 @@ def localscgdam_client(data, k, t, x, y, dual, u, v, gv, fu, gx, fd, eta, gamma_
                        alpha, beta_x, beta_y, base, exact):
     d = x.shape[0]
     h = y
-    sx = gamma_x * eta
-    sy = gamma_y * eta
+    sx, sy, wu, wv = step_sizes(eta, gamma_x, gamma_y, beta_x, beta_y)
     wh = alpha * eta
-    wu = beta_x * eta
-    wv = beta_y * eta
     # (13)
     for j in range(d):
         x[j] -= sx * u[j]
@@ -127,11 +130,8 @@ def localscgdam_init_torch(p, x, y, dual, u, v):
 def localscgdam_client_torch(p, t, x, y, dual, u, v, eta, gamma_x, gamma_y, alpha, beta_x,
                              beta_y):
     h = y
-    sx = gamma_x * eta
-    sy = gamma_y * eta
+    sx, sy, wu, wv = step_sizes(eta, gamma_x, gamma_y, beta_x, beta_y)
     wh = alpha * eta
-    wu = beta_x * eta
-    wv = beta_y * eta
     # (13)
     x -= sx * u
     dual += sy * v

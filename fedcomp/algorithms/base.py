@@ -82,6 +82,12 @@ class Algorithm:
     def hyper_names(self) -> list[str]:
         return [h.name for h in self.hyper]
 
+    def check_local_steps(self, local_steps: int) -> None:
+        """An algorithm with a fixed number of local steps (MBSGD: 1) refuses any other."""
+        if self.fixed_local_steps is not None and local_steps != self.fixed_local_steps:
+            raise ValueError(f"local_steps must be {self.fixed_local_steps} for {self.name!r} "
+                             f"(got {local_steps})")
+
     def resolve_hyper(self, eta: float, local_steps: int, hyper: dict) -> dict:
         """Every hyperparameter's checked value (given, else its default), in declared order,
         after the coupled constraints of ``check_hyper``; a ValueError names the offender and

@@ -39,6 +39,7 @@ engine generates the compiled module, so the compiled code is what hand-written 
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Callable
@@ -154,9 +155,11 @@ class Server(_Entry):
     doc: str = ""
 
 
-def params(fn) -> list[str]:
-    """Parameter names of a step function (the names the engine hands it)."""
-    return list(inspect.signature(fn).parameters)
+@functools.cache
+def params(fn) -> tuple[str, ...]:
+    """Parameter names of a step function (the names the engine hands it); cached, as the torch
+    loop asks for them at every step."""
+    return tuple(inspect.signature(fn).parameters)
 
 
 def validate(name: str, state: State, hyper_names: list[str], schedule: tuple,

@@ -103,9 +103,7 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
     alg = _get_algorithm(algorithm)
     T = V.positive_int("iterations", iterations)
     I = V.positive_int("local_steps", local_steps)
-    if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
-        raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {alg.name!r} "
-                         f"(got {I})")
+    alg.check_local_steps(I)
     if not isinstance(allow_no_sync, (bool, np.bool_)):
         raise ValueError(f"allow_no_sync must be True or False, got {allow_no_sync!r}")
     if I > T and not allow_no_sync:

@@ -312,17 +312,18 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     records = [record(0, state, buf, int(ledger[0]))]
     diverged = None
     T, I = iterations, local_steps
+    # each phase's exchanges, in schedule order: (entry, only at a round)
+    due = [[(e, e.when == "round") for e in alg.schedule
+            if e.when != "init" and e.phase in (None, ph)] for ph in range(alg.n_phases)]
     for t in range(T):
         env["t"] = t
-        env["is_round"] = (t + 1) % I == 0
+        is_round = env["is_round"] = (t + 1) % I == 0
         for ph in range(alg.n_phases):
             env["phase"] = ph
             alg.torch.client(**_kwargs(alg.torch.client, env))
-            for e in alg.schedule:
-                if e.when == "init" or (e.when == "round" and not env["is_round"]) or (
-                        e.phase is not None and e.phase != ph):
-                    continue
-                exchange(e)
+            for e, at_round in due[ph]:
+                if is_round or not at_round:
+                    exchange(e)
         if progress is not None:
             progress(1)
         if not (bool(torch.isfinite(state["x"]).all()) and bool(torch.isfinite(state["y"]).all())):

@@ -159,8 +159,7 @@ def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, 
                          f"got a {problem.structure} one")
     T = V.positive_int("iterations", iterations)
     I = V.positive_int("local_steps", local_steps)
-    if alg.fixed_local_steps is not None and I != alg.fixed_local_steps:
-        raise ValueError(f"local_steps must be {alg.fixed_local_steps} for {alg.name}, got {I}")
+    alg.check_local_steps(I)
     eta_v = V.real_in("eta", eta, 0.0)
     resolved = alg.resolve_hyper(eta_v, I, hyper)
     x0, y, b0 = _initial(problem, x0, y0, buffers0)

@@ -374,6 +374,15 @@ def test_omniglot_loader(tmp_path):
     assert 0.0 <= chars.min() and chars.max() <= 1.0
     with pytest.raises(D.DataNotFound, match="omniglot"):
         D.load_omniglot(tmp_path / "nothing")
+    # the archives themselves (the shared folder holds zips): the same array as unpacked
+    zdir = tmp_path / "zips"
+    zdir.mkdir()
+    (zdir / "images_background_small1.zip").write_bytes(
+        (OMNIGLOT / "images_background_small1.zip").read_bytes())
+    assert np.array_equal(D.load_omniglot(zdir), chars)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(D.DataNotFound, match="no drawings"):
+        D.load_omniglot(tmp_path / "empty")
 
 
 def test_missing_data_messages(monkeypatch, tmp_path):

@@ -11,7 +11,10 @@ A problem for this backend is an object with the per-client oracles of
 :mod:`fedcomp.neural.problems` (``g_value(k, x, key, exact, buf)``, ...); the simulator's
 synthetic problems get one from :func:`fedcomp.neural.synthetic.torch_form`. A problem that
 defines a batched oracle (the same name with ``_batch``: ``g_value_batch(x, keys, exact, buf)``)
-is called once for all clients instead of once per client.
+is called once for all clients instead of once per client (the neural problems vectorise the
+clients with :func:`torch.func.vmap`). ``Bound(batched=False)`` (``run(..., batched=False)``)
+ignores the batched oracles and loops over the clients: the reference the batched oracles are
+tested against (tests/test_neural_batched.py), and the per-client arm of bench/neural_bench.py.
 
 Rounds and uploads are booked in the compiled engine's ledger layout (an int64 array: [0] model
 rounds, [1 + s] floats of ledger slot s); a schedule's server function that books its own uploads
@@ -42,10 +45,15 @@ class Bound:
     """The problem's oracles for one run (the ``p`` of torch steps): batched over the clients,
     with the run's exactness, keys and the clients' BatchNorm statistics bound in."""
 
-    def __init__(self, problem, base, exact: bool, buf):
+    def __init__(self, problem, base, exact: bool, buf, batched: bool = True):
         self.problem, self.base, self.exact, self.buf = problem, np.uint64(base), exact, buf
         self.K = problem.num_clients
         self.has_h = bool(getattr(problem, "has_h", False))
+        self.batched = bool(batched)
+
+    def _batched(self, name):
+        """The problem's batched oracle ``name + "_batch"``, or None (absent, or batched=False)."""
+        return getattr(self.problem, name + "_batch", None) if self.batched else None
 
     def key(self, t: int, j: int = 0) -> np.ndarray:
         """The keys of sample j of every client at iteration t, (K,)."""
@@ -55,7 +63,7 @@ class Bound:
         return self.buf[k] if self.buf.shape[1] else None
 
     def _each(self, name, keys, *rows):
-        batched = getattr(self.problem, name + "_batch", None)
+        batched = self._batched(name)
         if batched is not None:
             return batched(*rows, keys, self.exact, self.buf)
         torch = _torch()
@@ -93,7 +101,7 @@ class Bound:
     # The oracles of fedcomp.neural.problems.AUCMinimax (they take no BatchNorm statistics);
     # each per client, or once for all clients when the problem has ``<name>_batch``.
     def _minimax(self, name, keys, *rows):
-        batched = getattr(self.problem, name + "_batch", None)
+        batched = self._batched(name)
         if batched is not None:
             return batched(*rows, keys, self.exact)
         fn = getattr(self.problem, name)
@@ -144,7 +152,7 @@ class Bound:
     def cond_grad_b(self, x, keys, nb: int):
         """The same with nb outer samples (FCSG Algorithm 1 line 2's initial batch B), (K, d)."""
         nb = int(nb)
-        batched = getattr(self.problem, "cond_grad_b_batch", None)
+        batched = self._batched("cond_grad_b")
         if batched is not None:
             return batched(x, keys, self.exact, nb, self.buf)
         torch = _torch()
@@ -170,7 +178,7 @@ class Bound:
     def _each_on(self, name, on, keys, nb, *rows, exact=None):
         exact = self.exact if exact is None else exact
         ks = self._on_clients(on)
-        batched = getattr(self.problem, name + "_batch", None)
+        batched = self._batched(name)
         if batched is not None:
             return batched(ks, *rows, keys[ks], exact, nb, self.buf)
         torch = _torch()
@@ -192,6 +200,10 @@ class Bound:
         """(g_k(x_k; B), v -> grad g_k(x_k; B) v) on one batch: ComFedL's value and Jacobian of
         line 9. A problem with ``g_linearize_b(k, x, key, exact, nb, buf)`` returning (value,
         vjp) evaluates both from one forward pass (neural models); else g_value_b and g_vjp_b."""
+        batched = self._batched("g_linearize_b")
+        if batched is not None:
+            ks = self._on_clients(on)
+            return batched(ks, x, keys[ks], self.exact, nb, self.buf)
         lin = getattr(self.problem, "g_linearize_b", None)
         if lin is None:
             return self.g_value_b(x, keys, nb, on), lambda v: self.g_vjp_b(x, v, keys, nb, on)
@@ -250,11 +262,13 @@ def _kwargs(fn, env: dict) -> dict:
 
 def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int, x0, y0,
         base, exact: bool, record, record_every: int, buffers0=None, progress=None,
-        client0=None) -> TorchRun:
+        client0=None, batched: bool = True) -> TorchRun:
     """Run `alg`'s torch steps on `problem` (validated inputs; see :func:`fedcomp.simulate`).
 
     Client variables start as x0, y0 and zeros; ``client0`` (optional) maps a named client
     variable to another initial row (the neural minimax problems' initial dual).
+
+    ``batched=False`` calls the problem's per-client oracles even where it has batched ones.
 
     ``record(t, state, buf, rounds)`` is called at t = 0, after every ``record_every`` iterations and
     after the last; its return value is kept in ``TorchRun.records``.
@@ -281,7 +295,7 @@ def run(alg, problem, iterations: int, eta: float, hyper: dict, local_steps: int
     # functions that book their own uploads receive it as ``ledger``
     ledger = np.zeros(1 + len(alg.ledger_slots), dtype=np.int64)
     slot = alg.ledger_slots.index
-    p = Bound(problem, base, exact, buf)
+    p = Bound(problem, base, exact, buf, batched)
     env = {"p": p, "K": K, "I": local_steps, "eta": float(eta), "ledger": ledger, **hyper,
            **state, **server, **{n.upper(): v for n, v in state.items()}}
 

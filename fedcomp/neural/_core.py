@@ -55,6 +55,17 @@ def draw_rows(key, batch, size):
     return out
 
 
+@nb.njit(cache=True)
+def draw_rows_many(keys, batch, sizes):
+    """The rows of :func:`draw_rows` for several clients at once: out[i] = draw_rows(keys[i],
+    batch, sizes[i]), an int64 array (len(keys), batch)."""
+    out = np.empty((keys.shape[0], batch), dtype=np.int64)
+    for c in range(keys.shape[0]):
+        for i in range(batch):
+            out[c, i] = randint(keys[c], i, sizes[c])
+    return out
+
+
 def key_of(base, k: int, t: int, j: int):
     """sample_key(base, k, t, j) as a numpy uint64 (callable from Python)."""
     return np.uint64(sample_key(np.uint64(base), np.int64(k), np.int64(t), np.int64(j)))
@@ -96,6 +107,8 @@ class FlatModel:
                 self.fixed_buffers[n] = b
         self.dim = int(sum(self.sizes))
         self.buffer_dim = int(sum(self.buf_sizes))
+        self.has_convolutions = any(isinstance(m, torch.nn.modules.conv._ConvNd)
+                                    for m in module.modules())
 
     def to(self, device, dtype):
         self.module = self.module.to(device=device, dtype=dtype)
@@ -138,3 +151,43 @@ class FlatModel:
         params.update(self.fixed_buffers)
         self.module.train(train)
         return torch.func.functional_call(self.module, params, (inputs,))
+
+    def batched(self, X, inputs, buffers=None, train: bool = True):
+        """Outputs of the module at every row of X (n, d) on that row's inputs (n, B, ...): one
+        vectorised call (:func:`torch.func.vmap` over :func:`torch.func.functional_call`) that
+        equals ``stack([self(X[i], inputs[i], buffers[i]) for i])``; (n, B, outputs).
+
+        ``buffers`` (n, buffer_dim): each row's BatchNorm statistics, updated in place in
+        training mode, as the per-row calls update theirs. Gradients flow to X (rows are
+        independent, so the gradient of a sum of per-row losses has row i = the gradient of
+        loss i).
+        """
+        torch = require_torch()
+        from torch.func import functional_call, vmap
+        n = X.shape[0]
+        params = self._split_rows(X, self.names, self.shapes, self.sizes)
+        bufs = {}
+        if self.buffer_dim:
+            if buffers is None:
+                raise ValueError("this model has BatchNorm statistics: pass buffers")
+            bufs = {k: v.clone() for k, v in
+                    self._split_rows(buffers, self.buf_names, self.buf_shapes,
+                                     self.buf_sizes).items()}
+        fixed = self.fixed_buffers
+        self.module.train(train)
+
+        def one(p, b, x):
+            return functional_call(self.module, {**p, **b, **fixed}, (x,))
+
+        out = vmap(one)(params, bufs, inputs)
+        if bufs and train:  # BatchNorm updated the copies: back into the caller's rows
+            buffers[:] = torch.cat([bufs[nm].reshape(n, -1) for nm in self.buf_names], 1)
+        return out
+
+    @staticmethod
+    def _split_rows(mat, names, shapes, sizes):
+        out, o = {}, 0
+        for nm, s, m in zip(names, shapes, sizes):
+            out[nm] = mat[:, o:o + m].reshape(mat.shape[0], *s)
+            o += m
+        return out

@@ -104,7 +104,7 @@ def get(name: str):
 def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int = 1,
         x0=None, y0=None, seed: int = 0, stochastic: bool = True, evaluate=None,
         eval_every: int | None = None, progress: bool = False, desc: str | None = None,
-        buffers0=None, **hyper) -> NeuralResult:
+        buffers0=None, batched: bool | None = None, **hyper) -> NeuralResult:
     """Run a neural algorithm on a neural problem (the counterpart of :func:`fedcomp.simulate`).
 
     Parameters
@@ -128,12 +128,30 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
         False: exact (full-batch) oracles.
     evaluate : callable(x_bar, buf_bar) -> dict of floats, optional
         Called after every ``eval_every`` iterations (default: every model round) and at the end.
+    batched : bool or None
+        True: every oracle call evaluates all clients in one vectorised call where the problem
+        has batched oracles (``torch.func.vmap``); False: one call per client (the reference,
+        same iterates up to rounding). None (default): :func:`use_batched` decides.
     **hyper
         The algorithm's hyperparameters.
     """
     return _run_defined_once(get(algorithm), problem, iterations, eta, local_steps, x0, y0,
                              seed, stochastic, evaluate, eval_every, progress, desc, buffers0,
-                             hyper)
+                             hyper, use_batched(problem) if batched is None else bool(batched))
+
+
+def use_batched(problem) -> bool:
+    """The default of ``run(..., batched=None)``: vectorise the clients on a GPU always, and on
+    the CPU only for models without convolutions. Measured (bench/neural_bench.py, docs/neural.md):
+    on the CPU a convolution over one client's minibatch already saturates the cores, and the
+    vectorised form (grouped convolutions, one group per client) is slower (0.3-0.9 times the
+    loop), while for linear models the loop's per-call overhead dominates (batched about 3 times
+    faster)."""
+    model = getattr(problem, "model", None)
+    if model is None:
+        return True
+    dev = model.initial_vector().device.type
+    return dev != "cpu" or not model.has_convolutions
 
 
 def _initial(problem, x0, y0, buffers0):
@@ -151,7 +169,8 @@ def _initial(problem, x0, y0, buffers0):
 
 
 def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, stochastic,
-                      evaluate, eval_every, progress, desc, buffers0, hyper) -> NeuralResult:
+                      evaluate, eval_every, progress, desc, buffers0, hyper,
+                      batched=True) -> NeuralResult:
     """:func:`run` through the algorithm's one definition (fedcomp.engine.torch_backend)."""
     from fedcomp.engine import torch_backend as TB
     if _AS_SIM.get(problem.structure, problem.structure) not in alg.structures:
@@ -184,7 +203,8 @@ def _run_defined_once(alg, problem, iterations, eta, local_steps, x0, y0, seed, 
         bar = tqdm(total=T, desc=desc or alg.name, leave=False)
     out = TB.run(alg, problem, T, eta_v, resolved, I, x0, y, base_key(seed), not stochastic,
                  record, eval_every or I, buffers0=b0,
-                 progress=None if bar is None else bar.update, client0=client0)
+                 progress=None if bar is None else bar.update, client0=client0,
+                 batched=batched)
     if bar is not None:
         bar.close()
     st = NeuralState(X=out.state["x"], Y=out.state["y"], buf=out.buf,

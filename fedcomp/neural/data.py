@@ -161,29 +161,42 @@ def load_adult(root: str | os.PathLike | None = None, protected: str = "sex"):
 
 
 def load_omniglot(root: str | os.PathLike, image_size: int = 28):
-    """Omniglot in the standard layout: an array (n_characters, 20, 1, s, s) in [0, 1].
+    """Omniglot: an array (n_characters, 20, 1, s, s) in [0, 1].
 
+    ``root`` is a folder with the drawings as ``.../alphabet/character/*.png`` at any depth
+    (``ROOT/alphabet/character``, ``ROOT/images_background/alphabet/character``, several unpacked
+    archives side by side), or, when it holds no PNG file, a folder of the official zip archives
+    (``images_background.zip``, ``images_background_small1.zip``, ...), read without unpacking.
     Images are downsampled to ``image_size`` (28 in FCSG 5.2, as in Finn et al.) and inverted so
     that strokes are 1. Characters with fewer than 20 drawings keep the drawings they have, cut
     to the smallest count over all characters.
     """
+    import io
+    import zipfile
+
     from PIL import Image
     root = Path(root) if root else None
     if root is None or not root.is_dir():
         raise _missing("omniglot", f"{root} is not a folder")
-    chars = sorted(p for p in root.glob("*/*") if p.is_dir())
-    if not chars:  # allow ROOT/images_background/alphabet/character
-        chars = sorted(p for p in root.glob("*/*/*") if p.is_dir())
-    if not chars:
-        raise _missing("omniglot", f"no alphabet/character folders under {root}")
-    out = []
-    for c in chars:
-        imgs = []
-        for f in sorted(c.glob("*.png")):
-            im = Image.open(f).convert("L").resize((image_size, image_size), Image.LANCZOS)
-            imgs.append(1.0 - np.asarray(im, dtype=np.float32) / 255.0)
-        if imgs:
-            out.append(np.stack(imgs))
+
+    def image(fh):
+        im = Image.open(fh).convert("L").resize((image_size, image_size), Image.LANCZOS)
+        return 1.0 - np.asarray(im, dtype=np.float32) / 255.0
+
+    groups = {}   # character -> its drawings, in name order
+    files = sorted(root.rglob("*.png"))
+    if files:
+        for f in files:
+            groups.setdefault(str(f.parent.relative_to(root)), []).append(image(f))
+    else:
+        for z in sorted(root.glob("*.zip")):
+            with zipfile.ZipFile(z) as zf:
+                for n in sorted(n for n in zf.namelist() if n.endswith(".png")):
+                    char = f"{z.stem}/{n.rsplit('/', 1)[0]}"
+                    groups.setdefault(char, []).append(image(io.BytesIO(zf.read(n))))
+    if not groups:
+        raise _missing("omniglot", f"no drawings (*.png, or zip archives of them) under {root}")
+    out = [np.stack(groups[c]) for c in sorted(groups)]
     n = min(len(a) for a in out)
     return np.stack([a[:n] for a in out])[:, :, None, :, :]
 

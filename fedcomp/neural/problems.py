@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from fedcomp import _validate as V
-from fedcomp.neural._core import FlatModel, draw_rows, require_torch
+from fedcomp.neural._core import FlatModel, draw_rows, draw_rows_many, require_torch
 
 torch = require_torch()
 F = torch.nn.functional
@@ -44,13 +44,25 @@ class ClientData:
         if len(inputs) != len(targets) or not inputs:
             raise ValueError("inputs and targets must list the same number (>= 1) of clients")
         dtype = dtype or torch.get_default_dtype()
-        self.inputs = [torch.as_tensor(np.asarray(a), device=device).to(dtype) for a in inputs]
-        self.targets = [torch.as_tensor(np.asarray(a), device=device) for a in targets]
-        self.extras = {n: [torch.as_tensor(np.asarray(a), device=device) for a in v]
-                       for n, v in (extras or {}).items()}
-        self.sizes = [int(a.shape[0]) for a in self.inputs]
+        self.sizes = [int(np.asarray(a).shape[0]) for a in inputs]
         if min(self.sizes) < 1:
             raise ValueError(f"every client needs at least one sample, sizes {self.sizes}")
+        if [int(np.asarray(a).shape[0]) for a in targets] != self.sizes:
+            raise ValueError("targets[k] must have as many rows as inputs[k] for every client")
+        # every client's rows in one tensor (clients one after the other; ``offsets[k]`` is
+        # client k's first row): the batched oracles gather all clients' minibatches with one
+        # index; inputs[k], targets[k], extras[name][k] are views of it
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        self.all_inputs = torch.as_tensor(np.concatenate([np.asarray(a) for a in inputs]),
+                                          device=device).to(dtype)
+        self.all_targets = torch.as_tensor(np.concatenate([np.asarray(a) for a in targets]),
+                                           device=device)
+        self.all_extras = {n: torch.as_tensor(np.concatenate([np.asarray(a) for a in v]),
+                                              device=device)
+                           for n, v in (extras or {}).items()}
+        self.inputs = list(torch.split(self.all_inputs, self.sizes))
+        self.targets = list(torch.split(self.all_targets, self.sizes))
+        self.extras = {n: list(torch.split(v, self.sizes)) for n, v in self.all_extras.items()}
 
     @property
     def num_clients(self) -> int:
@@ -70,6 +82,74 @@ class ClientData:
             return self.inputs[k], self.targets[k], {n: v[k] for n, v in self.extras.items()}
         return (self.inputs[k][r], self.targets[k][r],
                 {n: v[k][r] for n, v in self.extras.items()})
+
+    def gather(self, ks, keys, exact: bool, batch: int):
+        """The minibatches of the clients ``ks`` (int64 array) drawn from ``keys`` (one per
+        client of ks), the rows :meth:`batch` draws, as groups of clients with equal batch size:
+        a list of (pos, inputs (G, B, ...), targets (G, B), extras) with ``pos`` the positions in
+        ks of the group's clients. Stochastic minibatches form one group; ``exact`` (whole data
+        sets) groups the clients by data-set size, so that no client's batch is padded (a
+        padded sample would change BatchNorm's batch statistics)."""
+        ks = np.asarray(ks, dtype=np.int64)
+        sizes = np.asarray(self.sizes, dtype=np.int64)[ks]
+        dev = self.all_inputs.device
+        if exact:
+            parts = []
+            for m in np.unique(sizes):
+                pos = np.flatnonzero(sizes == m)
+                parts.append((pos, self.offsets[ks[pos]][:, None] + np.arange(m)[None, :]))
+        else:
+            rows = draw_rows_many(np.asarray(keys, dtype=np.uint64).reshape(-1),
+                                  np.int64(batch), sizes)
+            parts = [(np.arange(len(ks)), self.offsets[ks][:, None] + rows)]
+        out = []
+        for pos, idx in parts:
+            it = torch.as_tensor(idx, device=dev)
+            out.append((pos, self.all_inputs[it], self.all_targets[it],
+                        {n: v[it] for n, v in self.all_extras.items()}))
+        return out
+
+
+def _in_order(parts, n):
+    """Tensors computed per group, [(pos, tensor (len(pos), ...))], as one tensor (n, ...) in the
+    clients' order (differentiable)."""
+    if len(parts) == 1 and np.array_equal(parts[0][0], np.arange(n)):
+        return parts[0][1]
+    pos = np.concatenate([p for p, _ in parts])
+    inv = np.empty(n, dtype=np.int64)
+    inv[pos] = np.arange(n)
+    vals = torch.cat([v for _, v in parts])
+    return vals[torch.as_tensor(inv, device=vals.device)]
+
+
+def _all(K):
+    return np.arange(K, dtype=np.int64)
+
+
+def _forward_groups(model, data, X, ks, keys, exact, nb, buf, train=True):
+    """The model at the rows X (len(ks), d) of the clients ks on their minibatches, in groups
+    (:meth:`ClientData.gather`): [(pos, outputs (G, B, ...), targets (G, B), extras)]. ``buf``:
+    all clients' BatchNorm statistics (K, n_buf); the rows of ks are updated as the per-client
+    calls update them."""
+    out = []
+    for pos, inp, tgt, ext in data.gather(ks, keys, exact, nb):
+        rows = None
+        if buf is not None and buf.shape[1]:
+            sel = torch.as_tensor(ks[pos], device=buf.device)
+            rows = buf[sel]
+        o = model.batched(X[torch.as_tensor(pos, device=X.device)] if len(pos) != len(ks)
+                          else X, inp, rows, train)
+        if rows is not None and train:
+            buf[sel] = rows
+        out.append((pos, o, tgt, ext))
+    return out
+
+
+def _flat(o, tgt, ext):
+    """(G, B, ...) group tensors as (G * B, ...) samples."""
+    G, B = o.shape[:2]
+    return (o.reshape(G * B, *o.shape[2:]), tgt.reshape(G * B, *tgt.shape[2:]),
+            {n: v.reshape(G * B, *v.shape[2:]) for n, v in ext.items()})
 
 
 def _leaf(x):
@@ -127,6 +207,34 @@ class GlobalCompositional:
 
     def f_grad(self, y):
         return self._f_grad(y)
+
+    # batched oracles (fedcomp.engine.torch_backend.Bound): all clients in one vectorised call;
+    # ``inner`` and ``h`` get the samples of a group of clients at once, with k=None
+    def _client_means(self, X, keys, exact, buf, fn):
+        parts = []
+        for pos, o, tgt, ext in _forward_groups(self.model, self.data, X,
+                                                _all(self.num_clients), keys, exact,
+                                                self.batch_size, buf):
+            G, B = o.shape[:2]
+            v = fn(*_flat(o, tgt, ext), None)
+            parts.append((pos, v.reshape(G, B, *v.shape[1:]).mean(1)))
+        return _in_order(parts, self.num_clients)
+
+    def g_value_batch(self, X, keys, exact, buf=None):
+        with torch.no_grad():
+            return self._client_means(X, keys, exact, buf, self.inner)
+
+    def g_vjp_batch(self, X, W, keys, exact, buf=None):
+        Xl = _leaf(X)
+        g = self._client_means(Xl, keys, exact, buf, self.inner)
+        return torch.autograd.grad((g * W).sum(), Xl)[0]
+
+    def h_grad_batch(self, X, keys, exact, buf=None):
+        if not self.has_h:
+            return torch.zeros_like(X)
+        Xl = _leaf(X)
+        return torch.autograd.grad(self._client_means(Xl, keys, exact, buf, self.h).sum(),
+                                   Xl)[0]
 
     def value(self, x, buf=None):
         """Phi(x) on the full client data sets (exact)."""
@@ -276,6 +384,42 @@ class LocalCompositional:
     def client_weight(self, k):
         return self.data.sizes[k] / sum(self.data.sizes)
 
+    # batched oracles: the clients ks at once (rows of X in the order of ks, keys of ks)
+    def _losses(self, ks, X, keys, exact, nb, buf, train=True):
+        parts = []
+        for pos, o, tgt, ext in _forward_groups(self.model, self.data, X, ks, keys, exact,
+                                                int(nb), buf, train):
+            G, B = o.shape[:2]
+            fo, ft, _ = _flat(o, tgt, ext)
+            parts.append((pos, sample_loss(fo, ft).reshape(G, B).mean(1)))
+        return _in_order(parts, len(ks))
+
+    def g_linearize_b_batch(self, ks, X, keys, exact, nb, buf=None):
+        Xl = _leaf(X)
+        L = self._losses(ks, Xl, keys, exact, nb, buf)
+        G = torch.autograd.grad(L.sum(), Xl)[0]
+        return L.detach()[:, None], lambda W: W[:, :1] * G
+
+    def g_value_b_batch(self, ks, X, keys, exact, nb, buf=None):
+        with torch.no_grad():
+            return self._losses(ks, X, keys, exact, nb, buf)[:, None]
+
+    def g_vjp_b_batch(self, ks, X, W, keys, exact, nb, buf=None):
+        return self.g_linearize_b_batch(ks, X, keys, exact, nb, buf)[1](W)
+
+    def f_grad_b_batch(self, ks, Y, keys, exact, nb, buf=None):
+        if self.gamma is None:
+            return torch.ones_like(Y)
+        return torch.exp(Y / self.gamma) / self.gamma
+
+    def loss_value_b_batch(self, ks, X, keys, exact, nb, buf=None):
+        with torch.no_grad():
+            return self._losses(ks, X, keys, exact, nb, buf, train=False)
+
+    def loss_grad_b_batch(self, ks, X, keys, exact, nb, buf=None):
+        Xl = _leaf(X)
+        return torch.autograd.grad(self._losses(ks, Xl, keys, exact, nb, buf).sum(), Xl)[0]
+
 
 # --- minimax: AUC paper (4) with compositional deep AUC (2) ----------------------------------
 class AUCMinimax:
@@ -339,12 +483,58 @@ class AUCMinimax:
         s = self.model(z, inp)[:, 0]
         if self.score == "sigmoid":
             s = torch.sigmoid(s)
+        return (self._auc_terms(s, tgt, z[self.idx_a], z[self.idx_b], alpha).mean()
+                - p * (1 - p) * alpha ** 2)
+
+    def _auc_terms(self, s, tgt, a, b, alpha):
+        """The per-sample terms of (1) for scores s and labels tgt (broadcast with a, b, alpha)."""
+        p = self.prior
         pos = (tgt == 1).to(s.dtype)
         neg = 1.0 - pos
-        a, b = z[self.idx_a], z[self.idx_b]
-        per = ((1 - p) * (s - a) ** 2 * pos + p * (s - b) ** 2 * neg
-               + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos))
-        return per.mean() - p * (1 - p) * alpha ** 2
+        return ((1 - p) * (s - a) ** 2 * pos + p * (s - b) ** 2 * neg
+                + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos))
+
+    # batched oracles: all clients in one vectorised call
+    def _groups(self, X, keys, exact):
+        return _forward_groups(self.model, self.data, X, _all(self.num_clients), keys, exact,
+                               self.batch_size, None)
+
+    def _ce_clients(self, X, keys, exact):
+        return _in_order([(pos, F.binary_cross_entropy_with_logits(
+            o[..., 0], tgt.to(o.dtype), reduction="none").mean(1))
+            for pos, o, tgt, _ in self._groups(X, keys, exact)], self.num_clients)
+
+    def ce_grad_batch(self, X, keys, exact):
+        Xl = _leaf(X)
+        return torch.autograd.grad(self._ce_clients(Xl, keys, exact).sum(), Xl)[0]
+
+    def inner_linearize_batch(self, X, keys, exact):
+        if self.rho == 0.0:
+            return X.detach().clone(), lambda U: U.clone()
+        Xl = _leaf(X)
+        g = torch.autograd.grad(self._ce_clients(Xl, keys, exact).sum(), Xl,
+                                create_graph=True)[0]
+
+        def vjp(U):
+            return U - self.rho * torch.autograd.grad((g * U).sum(), Xl)[0]
+
+        return X.detach() - self.rho * g.detach(), vjp
+
+    def outer_grads_batch(self, Z, A, keys, exact):
+        p = self.prior
+        Zl, Al = _leaf(Z), _leaf(A)
+        parts = []
+        for pos, o, tgt, _ in self._groups(Zl, keys, exact):
+            s = o[..., 0]
+            if self.score == "sigmoid":
+                s = torch.sigmoid(s)
+            zp = Zl[torch.as_tensor(pos, device=Zl.device)]
+            al = Al[torch.as_tensor(pos, device=Al.device), 0]
+            per = self._auc_terms(s, tgt, zp[:, self.idx_a, None], zp[:, self.idx_b, None],
+                                  al[:, None])
+            parts.append((pos, per.mean(1) - p * (1 - p) * al ** 2))
+        gz, ga = torch.autograd.grad(_in_order(parts, self.num_clients).sum(), (Zl, Al))
+        return gz, ga
 
     def ce_grad(self, k, x, key, exact):
         xl = _leaf(x)
@@ -413,6 +603,7 @@ class ConditionalAUPRC:
         self.inner_batch = V.positive_int("inner_batch", inner_batch)
         self.num_clients, self.dim = data.num_clients, model.dim
         self.pos_rows = [torch.nonzero(t == 1).flatten() for t in data.targets]
+        self._pos_np = [r.cpu().numpy() for r in self.pos_rows]
         if any(len(r) == 0 for r in self.pos_rows):
             raise ValueError("every client needs at least one positive sample for AUPRC")
 
@@ -440,6 +631,33 @@ class ConditionalAUPRC:
         obj = (-(u1 / (u2 + 1e-12))).mean()
         return torch.autograd.grad(obj, xl)[0]
 
+    def cond_grad_batch(self, X, keys, exact, buf=None):
+        return self.cond_grad_b_batch(X, keys, exact, self.outer_batch, buf)
+
+    def cond_grad_b_batch(self, X, keys, exact, nb, buf=None):
+        """:meth:`cond_grad_b` for every client at once (the same draws), (K, d)."""
+        from fedcomp.rng import substream
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        sub = [np.array([substream(np.uint64(key), j) for key in keys], dtype=np.uint64)
+               for j in (0, 1)]
+        d = self.data
+        npos = np.array([len(r) for r in self.pos_rows], dtype=np.int64)
+        po = draw_rows_many(sub[0], np.int64(nb), npos)
+        pos_idx = np.stack([self._pos_np[k][po[k]] for k in range(len(keys))]) \
+            + d.offsets[:, None]
+        inn = draw_rows_many(sub[1], np.int64(self.inner_batch),
+                             np.asarray(d.sizes, dtype=np.int64)) + d.offsets[:, None]
+        dev = d.all_inputs.device
+        pos_idx, inn = torch.as_tensor(pos_idx, device=dev), torch.as_tensor(inn, device=dev)
+        Xl = _leaf(X)
+        hp = torch.sigmoid(self.model.batched(Xl, d.all_inputs[pos_idx])[..., 0])   # (K, b)
+        hin = torch.sigmoid(self.model.batched(Xl, d.all_inputs[inn])[..., 0])      # (K, m)
+        sur = torch.clamp(self.margin - hp[:, :, None] + hin[:, None, :], min=0.0) ** 2
+        yin = (d.all_targets[inn] == 1).to(sur.dtype)[:, None, :]
+        u1, u2 = (sur * yin).mean(2), sur.mean(2)
+        obj = (-(u1 / (u2 + 1e-12))).mean(1)
+        return torch.autograd.grad(obj.sum(), Xl)[0]
+
 
 class MAMLProblem:
     """Federated MAML as conditional stochastic optimisation, FCSG 5.2:
@@ -454,8 +672,9 @@ class MAMLProblem:
 
     def __init__(self, model: FlatModel, client_chars, n_way: int = 5, k_shot: int = 1,
                  query: int = 15, inner_lr: float = 0.4, tasks_per_step: int = 4,
-                 device="cpu"):
+                 device="cpu", task_chunk: int = 32):
         self.model = model
+        self.task_chunk = V.positive_int("task_chunk", task_chunk)
         self.chars = [torch.as_tensor(c, device=device).to(torch.get_default_dtype())
                       for c in client_chars]  # each (n_chars, n_draw, 1, s, s)
         self.n_way, self.k_shot, self.query = n_way, k_shot, query
@@ -467,19 +686,19 @@ class MAMLProblem:
                                  f"k_shot + query = {k_shot + query} drawings, got {tuple(c.shape)}")
 
     def sample_task(self, chars, rng):
-        """(support x, support y, query x, query y) of one N-way K-shot task."""
+        """(support x, support y, query x, query y) of one N-way K-shot task: N characters
+        without replacement (``rng.choice``), then for each a permutation of its drawings cut to
+        K + query; class-major order."""
         cls = rng.choice(chars.shape[0], self.n_way, replace=False)
-        sx, sy, qx, qy = [], [], [], []
-        for i, c in enumerate(cls):
-            d = rng.permutation(chars.shape[1])[:self.k_shot + self.query]
-            imgs = chars[int(c)][torch.as_tensor(d, device=chars.device)]
-            sx.append(imgs[:self.k_shot])
-            qx.append(imgs[self.k_shot:])
-            sy += [i] * self.k_shot
-            qy += [i] * self.query
+        draws = np.stack([rng.permutation(chars.shape[1])[:self.k_shot + self.query]
+                          for _ in cls])
         dev = chars.device
-        return (torch.cat(sx), torch.tensor(sy, device=dev), torch.cat(qx),
-                torch.tensor(qy, device=dev))
+        imgs = chars[torch.as_tensor(cls, device=dev)[:, None], torch.as_tensor(draws, device=dev)]
+        lab = torch.arange(self.n_way, device=dev)
+        return (imgs[:, :self.k_shot].reshape(-1, *imgs.shape[2:]),
+                lab.repeat_interleave(self.k_shot),
+                imgs[:, self.k_shot:].reshape(-1, *imgs.shape[2:]),
+                lab.repeat_interleave(self.query))
 
     def adapt(self, x, sx, sy, steps: int = 1, create_graph: bool = False):
         y = x
@@ -503,6 +722,40 @@ class MAMLProblem:
             y = self.adapt(xl, sx, sy, 1, create_graph=True)
             total += torch.autograd.grad(F.cross_entropy(self.model(y, qx), qy), xl)[0]
         return total / nb
+
+    def cond_grad_batch(self, X, keys, exact, buf=None):
+        return self.cond_grad_b_batch(X, keys, exact, self.tasks, buf)
+
+    def cond_grad_b_batch(self, X, keys, exact, nb, buf=None):
+        """:meth:`cond_grad_b` for every client at once: the same tasks (each client's rng from
+        its key), every (client, task) pair one row of a vectorised call (its adapted
+        parameters differ), in chunks of at most ``task_chunk`` tasks to bound memory."""
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        nb = int(nb)
+        tasks = []
+        for k, key in enumerate(keys):
+            rng = np.random.default_rng(int(np.uint64(key) >> np.uint64(1)))
+            tasks.append([self.sample_task(self.chars[k], rng) for _ in range(nb)])
+        out = torch.empty_like(X)
+        per = max(1, self.task_chunk // nb)
+        for c0 in range(0, len(keys), per):
+            c1 = min(len(keys), c0 + per)
+            flat = [t for k in range(c0, c1) for t in tasks[k]]
+            sx, sy, qx, qy = (torch.stack([t[i] for t in flat]) for i in range(4))
+            Xl = _leaf(X[c0:c1])
+            Xr = Xl.repeat_interleave(nb, 0)
+            g = torch.autograd.grad(self._task_losses(Xr, sx, sy).sum(), Xr,
+                                    create_graph=True)[0]
+            lq = self._task_losses(Xr - self.inner_lr * g, qx, qy)
+            out[c0:c1] = torch.autograd.grad(lq.sum(), Xl)[0] / nb
+        return out
+
+    def _task_losses(self, X, inputs, labels):
+        """Mean cross-entropy of every row of X on its task's images (V, n, ...), (V,)."""
+        o = self.model.batched(X, inputs)
+        V, n = o.shape[:2]
+        return F.cross_entropy(o.reshape(V * n, -1), labels.reshape(-1),
+                               reduction="none").reshape(V, n).mean(1)
 
     def evaluate(self, x, chars, n_tasks: int, steps: int, seed: int = 0):
         """Mean query accuracy after ``steps`` adaptation steps on n_tasks test tasks."""

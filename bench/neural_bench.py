@@ -1,0 +1,92 @@
+"""Batched clients against the per-client loop, per iteration, on the papers' neural experiments.
+
+    python bench/neural_bench.py [--device cpu|cuda|auto] [--iterations N] [--repeats R]
+                                 [--data-dir OMNIGLOT] [--only NAME ...]
+
+For each experiment (the full configuration of ``fedcomp neural run NAME``: its model, clients,
+batch sizes; data from the offline packages) and each benchmarked arm, runs N iterations with the
+batched oracles (``torch.func.vmap`` over the clients) and N with ``batched=False`` (one oracle
+call per client, the reference), alternating the two R times, without test evaluations, and
+prints the median seconds per iteration of each and their ratio (per-client / batched), in one
+run, and which of the two ``run(..., batched=None)`` picks (:func:`use_batched`). Before timing it checks that both compute the same thing: the models after the first
+iterations agree to float32 rounding (the float64 equivalence to 1e-10 is
+tests/test_neural_batched.py). An experiment whose data is not installed is skipped with the
+command that installs it. Not a test: nothing is asserted about time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+ARMS = {  # experiment -> arms timed (the paper's method and one baseline of another kind)
+    "fcsg-maml-omniglot": ("fcsg", "acc-fcsg-m"),
+    "localscgdam-fashionmnist": ("localscgdam/p=4", "coda/p=4"),
+    "comfedl-drfl-mnist": ("comfedl/gamma=2", "fedavg"),
+}
+
+
+def _time(arm, T, batched, seed):
+    from fedcomp.neural.algorithms import run
+    t0 = time.perf_counter()
+    res = run(arm.problem, arm.algorithm, T, arm.eta, arm.local_steps, x0=arm.x0, seed=seed,
+              batched=batched, **arm.hyper)
+    return (time.perf_counter() - t0) / T, res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
+    ap.add_argument("--iterations", type=int, default=4, help="iterations per timed run")
+    ap.add_argument("--repeats", type=int, default=3, help="alternations of the two modes")
+    ap.add_argument("--data-dir", default=os.environ.get("FEDCOMP_OMNIGLOT"),
+                    help="Omniglot folder or folder of its zip archives")
+    ap.add_argument("--only", nargs="*", default=None, help="experiments to run")
+    args = ap.parse_args(argv)
+    import torch
+
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural._core import resolve_device
+    from fedcomp.neural.algorithms import use_batched
+    from fedcomp.neural.data import DataNotFound
+    dev = resolve_device(args.device)
+    print(f"# device {dev}"
+          + (f" ({torch.cuda.get_device_name()})" if dev == "cuda" else
+             f" ({platform.processor() or platform.machine()}, torch threads "
+             f"{torch.get_num_threads()})")
+          + f"; torch {torch.__version__}; {args.iterations} iterations x {args.repeats} "
+            "alternations per mode; float32")
+    print(f"{'experiment':<26} {'arm':<18} {'per-client s/it':>15} {'batched s/it':>13} "
+          f"{'ratio':>6} {'max |dx| after 1 it':>20}  default")
+    for name, labels in ARMS.items():
+        if args.only and name not in args.only:
+            continue
+        try:
+            arms = {a.label: a for a in E.get(name).build(False, dev, 0, args.data_dir, 1)}
+        except (DataNotFound, TypeError) as exc:
+            print(f"{name:<26} skipped: {exc}")
+            continue
+        for label in labels:
+            arm = arms[label]
+            # the same computation first: one iteration each way, models compared
+            _, a = _time(arm, 1, True, 0)
+            _, b = _time(arm, 1, False, 0)
+            dx = float((a.state.X - b.state.X).abs().max())
+            per, bat = [], []
+            for r in range(args.repeats):
+                per.append(_time(arm, args.iterations, False, 1 + r)[0])
+                bat.append(_time(arm, args.iterations, True, 1 + r)[0])
+            mp, mb = statistics.median(per), statistics.median(bat)
+            auto = "batched" if use_batched(arm.problem) else "per-client"
+            print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
+                  f"{dx:>20.2e}  {auto}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,7 +22,6 @@ import statistics
 import sys
 import time
 
-import numpy as np
 
 ARMS = {  # experiment -> arms timed (the paper's method and one baseline of another kind)
     "fcsg-maml-omniglot": ("fcsg", "acc-fcsg-m"),

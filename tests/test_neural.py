@@ -435,23 +435,39 @@ def test_neural_list_json(capsys):
 def test_smoke_run(name, tmp_path, capsys):
     import pandas as pd
     from fedcomp.cli import main
-    assert main(["neural", "run", name, "--smoke", "--json", "--device", "cpu",
+    from fedcomp.neural import store as S
+    assert main(["neural", "run", name, "--smoke", "--json", "--device", "cpu", "--seeds", "2",
                  "--out", str(tmp_path)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["experiment"] == name and out["device"] == "cpu"
-    assert out["rounds"] >= 1 and out["seconds"] > 0
+    assert out["experiment"] == name and out["device"] == "cpu" and out["seeds"] == [0, 1]
+    assert out["rounds"] >= 1 and out["seconds"] > 0 and out["resumed"] == 0
     assert out["metrics"] and all(isinstance(v, float) for v in out["metrics"].values())
     df = pd.read_parquet(tmp_path / f"{name}.parquet")
-    assert {"experiment", "arm", "algorithm", "t", "round"} <= set(df.columns)
+    assert {"experiment", "arm", "algorithm", "t", "round", "seed"} <= set(df.columns)
+    assert sorted(df["seed"].unique()) == [0, 1]
     assert (tmp_path / f"{name}.png").stat().st_size > 0
-    # each arm's final row is the summary
+    # each summary is the mean over seeds of the arms' final rows, with its interval
+    stored = S.load(name, tmp_path)
+    assert stored.seeds == [0, 1] and stored.manifest["command"].startswith("fedcomp neural run")
     for arm, g in df.groupby("arm"):
-        last = g.sort_values("t").iloc[-1]
+        finals = g.sort_values("t").groupby("seed").tail(1)
         for m, v in out["metrics"].items():
             if m.startswith(arm + "/") and m.count("/") == arm.count("/") + 1 \
                     and not m.endswith("/diverged"):
-                assert math.isclose(float(last[m.split("/")[-1]]), v, rel_tol=0, abs_tol=0) \
-                    or (math.isnan(v) and math.isnan(float(last[m.split("/")[-1]])))
+                col = finals[m.split("/")[-1]].astype(float)
+                if finals["diverged_at"].notna().any() or not np.isfinite(col).all():
+                    continue
+                assert math.isclose(col.mean(), v, rel_tol=1e-12, abs_tol=1e-15)
+                lo, hi, n = out["intervals"][m]
+                assert n == 2 and lo <= v <= hi
+    # the same command again resumes: nothing re-run, the same summary
+    assert main(["neural", "run", name, "--smoke", "--json", "--device", "cpu", "--seeds", "2",
+                 "--out", str(tmp_path)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["ran"] == 0 and again["resumed"] == out["ran"]
+    assert again["metrics"] == out["metrics"] or all(
+        (math.isnan(a) and math.isnan(b)) or a == b
+        for a, b in zip(again["metrics"].values(), out["metrics"].values()))
 
 
 @pytest.mark.parametrize("alg,hyper,I", [

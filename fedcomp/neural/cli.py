@@ -1,5 +1,6 @@
 """``fedcomp neural list [--json]`` and ``fedcomp neural run NAME [--device cpu|cuda|auto]
-[--smoke] [--json] [--out DIR]`` (the public API, README "Using it"), plus ``--iterations``, ``--seed``, ``--data-dir``,
+[--smoke] [--json] [--out DIR]`` (the public API, README "Using it"), plus ``--iterations``,
+``--seeds`` (default 3), ``--seed`` (the first), ``--data-dir``,
 ``--eval-every`` and ``--arm`` (repeatable) to pick a run's length, seed, data folder, evaluation
 spacing and arms."""
 from __future__ import annotations
@@ -30,19 +31,22 @@ def _run(args):
         res = E.run_experiment(args.name, device=args.device, smoke=args.smoke, out=args.out,
                                iterations=args.iterations, seed=args.seed,
                                data_dir=args.data_dir, progress=not args.json,
-                               arms=args.arm, eval_every=args.eval_every)
+                               arms=args.arm, eval_every=args.eval_every, seeds=args.seeds)
     except (DataNotFound, ImportError) as exc:
         print(f"fedcomp: error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(res))
     else:
-        print(f"{res['experiment']} on {res['device']}: {res['rounds']} rounds, "
-              f"{res['seconds']:.1f} s")
+        print(f"{res['experiment']} on {res['device']}: {res['rounds']} rounds, seeds "
+              f"{res['seeds']}, {res['ran']} runs ({res['resumed']} already stored), "
+              f"{res['seconds']:.1f} s; final values, mean over seeds [95 % interval]:")
         for k, v in res["metrics"].items():
-            print(f"  {k:<40} {v:.4f}")
+            iv = res["intervals"].get(k)
+            band = f" [{iv[0]:.4f}, {iv[1]:.4f}]" if iv and iv[2] > 1 else ""
+            print(f"  {k:<40} {v:.4f}{band}")
         if args.out:
-            print(f"table and figure in {args.out}")
+            print(f"store, table and figure in {args.out}")
     return 0
 
 
@@ -59,7 +63,10 @@ def add_cli(sub) -> None:
     pr.add_argument("--json", action="store_true")
     pr.add_argument("--out", default=None, help="folder for the Parquet table and the figure")
     pr.add_argument("--iterations", type=int, default=None, help="T (default: the experiment's)")
-    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--seed", type=int, default=0, help="first seed")
+    pr.add_argument("--seeds", type=int, default=3,
+                    help="number of seeds (seed, seed+1, ...; default 3): each builds its own "
+                         "split, initialisation and draws; summaries give 95 %% intervals")
     pr.add_argument("--eval-every", type=int, default=None,
                     help="iterations between test evaluations (default: every round)")
     pr.add_argument("--data-dir", default=None, help="data folder (Omniglot, CIFAR, overrides)")

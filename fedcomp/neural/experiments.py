@@ -15,6 +15,7 @@ each experiment's ``notes``.
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -485,82 +486,202 @@ _reg(Experiment(
 def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=None,
                    iterations: int | None = None, seed: int = 0, data_dir=None,
                    progress: bool = True, arms: list | None = None,
-                   eval_every: int | None = None) -> dict:
-    """Run one experiment; returns {"experiment", "device", "metrics", "rounds", "seconds"}.
+                   eval_every: int | None = None, seeds: int = 1, command: str | None = None,
+                   batched: bool | None = None) -> dict:
+    """Run one experiment for ``seeds`` seeds (seed, seed + 1, ...); returns {"experiment",
+    "device", "metrics", "intervals", "rounds", "seconds", "seeds", "ran", "resumed"}.
 
-    ``arms``: labels of the arms to run (default all). ``out``: folder for the Parquet table and
-    the figure (nothing written when None). ``eval_every``: iterations between evaluations
-    (default: every model round; the last iteration is always evaluated).
+    Each seed builds the experiment anew (its data split, model initialisation and minibatch
+    draws all follow the seed). ``metrics["ARM/METRIC"]`` is the mean over seeds of the final
+    value, ``intervals["ARM/METRIC"]`` its 95 % Student-t interval [low, high, n]
+    (:func:`fedcomp.rates.seeds.mean_interval`; NaN bounds for one seed), ``metrics["ARM/diverged"]``
+    the share of seeds that diverged.
+
+    ``out``: the experiment's folder (:mod:`fedcomp.neural.store`): every (arm, seed) run is
+    written to ``out/store`` as soon as it ends, so an interrupted command resumes losing at most
+    the run in flight (runs already stored at this budget are not repeated: ``resumed``);
+    ``out/manifest.json`` records the budget and ``command``; ``out/NAME.parquet`` is the table of
+    every stored seed at this budget and ``out/NAME.png`` its curves with seed bands. ``arms``:
+    labels of the arms to run (default all). ``eval_every``: iterations between evaluations
+    (default: every model round; the last iteration is always evaluated). ``batched``: see
+    :func:`fedcomp.neural.algorithms.run`.
     """
+    from fedcomp import _validate as V
+    from fedcomp.neural import store as S
     from fedcomp.neural._core import require_torch, resolve_device
     from fedcomp.neural.algorithms import run
     torch = require_torch()
     exp = get(name)
     dev = resolve_device(device)
-    T = iterations or (exp.smoke_iterations if smoke else exp.default_iterations)
-    torch.manual_seed(seed)
-    t0 = time.perf_counter()
-    built = exp.build(smoke, dev, seed, data_dir, T)
-    if arms:
-        unknown = set(arms) - {a.label for a in built}
-        if unknown:
-            raise ValueError(f"unknown arms {sorted(unknown)}; this experiment has "
-                             f"{[a.label for a in built]}")
-        built = [a for a in built if a.label in arms]
-    rows, metrics, rounds = [], {}, 0
-    for arm in built:
-        res = run(arm.problem, arm.algorithm, T, arm.eta, arm.local_steps, x0=arm.x0,
-                  seed=seed, evaluate=arm.evaluate, eval_every=eval_every or arm.eval_every,
-                  progress=progress, desc=f"{name}:{arm.label}", **arm.hyper)
-        for r in res.history:
-            rows.append({"experiment": name, "arm": arm.label, "setting": arm.setting,
-                         "device": dev, **r})
-        final = res.history[-1]
-        for m in exp.metrics:
-            if m in final:
-                metrics[f"{arm.label}/{m}"] = float(final[m])
-        metrics[f"{arm.label}/diverged"] = float(res.diverged_at is not None)
-        rounds = max(rounds, res.rounds)
-    seconds = time.perf_counter() - t0
+    T = V.positive_int("iterations", iterations or (exp.smoke_iterations if smoke
+                                                     else exp.default_iterations))
+    n_seeds = V.positive_int("seeds", seeds)
+    seed_list = list(range(int(seed), int(seed) + n_seeds))
+    store = finished = None
     if out is not None:
-        for r in rows:
-            r["seed"] = seed
-        write_outputs(name, rows, out, exp.metrics)
-    return {"experiment": name, "device": dev, "metrics": metrics, "rounds": int(rounds),
-            "seconds": float(seconds)}
-
-
-def write_outputs(name, rows, out, metric_names):
-    """The tidy table ``out/NAME.parquet``, the same rows as one part of the result store
-    ``out/store`` (:class:`fedcomp.runner.store.ResultStore`, run_id ``neural:NAME:ARM:SEED``)
-    and one panel per metric ``out/NAME.png``."""
+        from fedcomp.runner.store import ResultStore
+        out = Path(out)
+        store = ResultStore(out / "store")
+        finished = store.finished()
+    t0 = time.perf_counter()
+    rounds, ran, resumed, labels, frames = 0, 0, 0, None, []
+    for s in seed_list:
+        torch.manual_seed(s)
+        built = exp.build(smoke, dev, s, data_dir, T)
+        if arms:
+            unknown = set(arms) - {a.label for a in built}
+            if unknown:
+                raise ValueError(f"unknown arms {sorted(unknown)}; this experiment has "
+                                 f"{[a.label for a in built]}")
+            built = [a for a in built if a.label in arms]
+        labels = [a.label for a in built]
+        for arm in built:
+            rid = S.run_id(name, arm.label, s, T, eval_every)
+            if finished is not None and rid in finished:
+                resumed += 1
+                continue
+            res = run(arm.problem, arm.algorithm, T, arm.eta, arm.local_steps, x0=arm.x0,
+                      seed=s, evaluate=arm.evaluate, eval_every=eval_every or arm.eval_every,
+                      progress=progress, desc=f"{name}:{arm.label}:seed {s}", batched=batched,
+                      **arm.hyper)
+            ran += 1
+            rows = [{"experiment": name, "arm": arm.label, "setting": arm.setting,
+                     "device": dev, "seed": s, "iterations": T,
+                     "diverged_at": res.diverged_at, **r} for r in res.history]
+            rounds = max(rounds, res.rounds)
+            frame = _frame(rows, name, rid)
+            if store is not None:
+                store.write(frame)
+            else:
+                frames.append(frame)
+    seconds = time.perf_counter() - t0
     import pandas as pd
+    if store is not None:
+        manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
+                    "seeds": seed_list, "arms": labels, "device": dev, "smoke": bool(smoke),
+                    "torch": torch.__version__,
+                    "command": command or _command(name, T, n_seeds, seed, eval_every, smoke,
+                                                   arms, out, data_dir)}
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        from fedcomp.neural.store import load
+        table = load(name, out).table
+        table = table[table["seed"].isin(seed_list)]
+    else:
+        table = pd.concat(frames, ignore_index=True)
+    metrics, intervals = _summary(table, exp.metrics)
+    if "round" in table:
+        rounds = max(rounds, int(table["round"].max()))
+    if store is not None:
+        write_outputs(name, table, out, exp.metrics, write_store=False)
+    return {"experiment": name, "device": dev, "metrics": metrics, "intervals": intervals,
+            "rounds": int(rounds), "seconds": float(seconds), "seeds": seed_list, "ran": ran,
+            "resumed": resumed}
+
+
+def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None) -> str:
+    parts = ["fedcomp neural run", name, f"--iterations {T}", f"--seeds {n_seeds}"]
+    if seed:
+        parts.append(f"--seed {seed}")
+    if eval_every:
+        parts.append(f"--eval-every {eval_every}")
+    if smoke:
+        parts.append("--smoke")
+    parts += [f"--arm {a}" for a in (arms or [])]
+    if data_dir:
+        parts.append(f"--data-dir {data_dir}")
+    parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+def _frame(rows, name, rid):
+    import hashlib
+
+    import pandas as pd
+    df = pd.DataFrame(rows)
+    df["diverged_at"] = df["diverged_at"].astype("float64")
+    return df.assign(run_id=rid,
+                     config_hash=hashlib.sha256(f"neural:{name}".encode()).hexdigest()[:16])
+
+
+def _summary(table, metric_names):
+    """Mean over seeds of each arm's final metrics and their 95 % intervals."""
+    from fedcomp.rates.seeds import mean_interval
+    metrics, intervals = {}, {}
+    for arm, g in table.groupby("arm", sort=False):
+        finals = g.sort_values("t").groupby("seed").tail(1)
+        div = finals["diverged_at"].notna() if "diverged_at" in finals else finals["t"] < 0
+        metrics[f"{arm}/diverged"] = float(div.mean())
+        for m in metric_names:
+            if m not in finals:
+                continue
+            v = finals.loc[~div, m].astype(float)
+            v = v[np.isfinite(v)]
+            if not len(v):
+                metrics[f"{arm}/{m}"] = math.nan
+                continue
+            iv = mean_interval(v)
+            metrics[f"{arm}/{m}"] = iv.mean
+            intervals[f"{arm}/{m}"] = [iv.low, iv.high, iv.n]
+    return metrics, intervals
+
+
+def write_outputs(name, rows, out, metric_names, write_store: bool = True):
+    """The tidy table ``out/NAME.parquet`` (rows: a list of dicts or a DataFrame), optionally
+    the same rows as parts of the result store ``out/store`` (one part per arm and seed, run_id
+    ``neural:NAME:ARM:SEED``), and ``out/NAME.png``: one panel per metric, each arm's mean over
+    seeds with its 95 % interval as a band (one line when there is one seed)."""
+    import pandas as pd
+
+    from fedcomp.rates.seeds import mean_interval
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    df = pd.DataFrame(rows)
+    df = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    if "seed" not in df:
+        df = df.assign(seed=0)
     df.to_parquet(out / f"{name}.parquet", index=False)
-    # the same rows in the simulator's result store (fedcomp.runner.ResultStore), one part
-    import hashlib
-    from fedcomp.runner.store import ResultStore
-    seed = int(df["seed"].iloc[0]) if "seed" in df else 0
-    store_df = df.assign(seed=seed,
-                         run_id=[f"neural:{name}:{a}:{seed}" for a in df["arm"]],
-                         config_hash=hashlib.sha256(f"neural:{name}".encode()).hexdigest()[:16])
-    ResultStore(out / "store").write(store_df)
+    if write_store:
+        from fedcomp.runner.store import ResultStore
+        st = ResultStore(out / "store")
+        for (arm, seed), g in df.groupby(["arm", "seed"], sort=False):
+            st.write(_frame(g.assign(diverged_at=g.get("diverged_at", np.nan)).to_dict("records"),
+                            name, f"neural:{name}:{arm}:{int(seed)}"))
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from fedcomp.figures.style import colour
     present = [m for m in metric_names if m in df.columns]
     fig, axes = plt.subplots(1, max(1, len(present)), figsize=(5 * max(1, len(present)), 3.6),
                              squeeze=False)
+    n_seeds = int(df["seed"].nunique())
+    cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
+    colours, used = {}, set()
+    for arm in sorted(df["arm"].unique()):   # one colour per arm, the algorithm's where free
+        c = colour(arm.split("/")[0])
+        colours[arm] = c if c not in used and c != "#333333" else next(cycle)
+        used.add(colours[arm])
     for ax, m in zip(axes[0], present):
         for arm, g in df.groupby("arm", sort=True):
-            ax.plot(g["t"], g[m], label=arm)
+            pts = []
+            for t, gt in g.groupby("t"):
+                v = gt[m].astype(float)
+                v = v[np.isfinite(v)]
+                if len(v):
+                    iv = mean_interval(v)
+                    pts.append((t, iv.mean, iv.low, iv.high))
+            if not pts:
+                continue
+            t, mean, low, high = (np.array(c) for c in zip(*pts))
+            c = colours[arm]
+            ax.plot(t, mean, label=arm, color=c, lw=1.3)
+            if n_seeds > 1:
+                ax.fill_between(t, low, high, color=c, alpha=0.18, lw=0)
         ax.set_xlabel("iteration t")
-        ax.set_ylabel(m)
+        ax.set_ylabel(m + (f" (mean, 95 % interval over {n_seeds} seeds)" if n_seeds > 1
+                           else ""))
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle(name)
+    fig.suptitle(f"{name} ({n_seeds} seed{'s' if n_seeds > 1 else ''})")
     fig.tight_layout()
     fig.savefig(out / f"{name}.png", dpi=110)
     plt.close(fig)

@@ -1,0 +1,135 @@
+"""Stored neural runs: where ``fedcomp neural run NAME --seeds N --out DIR`` keeps every seed's
+curves, and how summaries and checks read them. Needs no torch.
+
+Layout of an experiment's folder (``results/neural/NAME`` in the repository by default, the folder
+the experiment checks read; ``$FEDCOMP_NEURAL_RESULTS/NAME`` overrides the root):
+
+* ``store/`` - a :class:`fedcomp.runner.store.ResultStore`: one part per (arm, seed) run, rows
+  (experiment, arm, setting, algorithm, seed, t, round, seconds, device, iterations, diverged_at,
+  the metrics), ``run_id`` ``neural:NAME:ARM:SEED:T<iterations>:E<eval_every>`` so that an
+  interrupted command resumes where it stopped, and runs of another budget are never mixed in;
+* ``manifest.json`` - the budget of the runs the summaries use (iterations, evaluation spacing,
+  seeds, device, torch version) and the command that reproduces them.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fedcomp.rates.seeds import Interval, mean_interval, paired_difference
+
+
+def default_root() -> Path:
+    """``$FEDCOMP_NEURAL_RESULTS``, else ``results/neural`` next to the fedcomp package."""
+    env = os.environ.get("FEDCOMP_NEURAL_RESULTS")
+    if env:
+        return Path(env)
+    import fedcomp
+    return Path(fedcomp.__file__).resolve().parents[1] / "results" / "neural"
+
+
+def experiment_dir(name: str, root=None) -> Path:
+    return Path(root) if root is not None else default_root() / name
+
+
+def run_id(name: str, arm: str, seed: int, iterations: int, eval_every) -> str:
+    return f"neural:{name}:{arm}:{int(seed)}:T{int(iterations)}:E{eval_every or 'round'}"
+
+
+class StoredExperiment:
+    """The runs of one experiment at the manifest's budget: ``table`` (every seed's curves),
+    ``manifest`` (budget and command)."""
+
+    def __init__(self, table: pd.DataFrame, manifest: dict, path: Path):
+        self.table, self.manifest, self.path = table, manifest, path
+
+    @property
+    def arms(self) -> list[str]:
+        return list(dict.fromkeys(self.table["arm"]))
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted(int(s) for s in self.table["seed"].unique())
+
+    def budget(self) -> str:
+        m = self.manifest
+        return (f"{m['iterations']} iterations per arm, seeds {m['seeds']}, on {m['device']} "
+                f"(command: {m['command']})")
+
+    def finals(self, metric: str) -> dict:
+        """{arm: {seed: final value}} at each run's last evaluation; a diverged run's value is
+        NaN (see :meth:`diverged`)."""
+        out = {}
+        for (arm, seed), g in self.table.groupby(["arm", "seed"], sort=False):
+            last = g.sort_values("t").iloc[-1]
+            v = float(last[metric]) if metric in g and pd.notna(last[metric]) else math.nan
+            if pd.notna(last.get("diverged_at", np.nan)):
+                v = math.nan
+            out.setdefault(arm, {})[int(seed)] = v
+        return out
+
+    def diverged(self) -> dict:
+        """{arm: {seed: iteration}} of the runs that diverged."""
+        out = {}
+        if "diverged_at" not in self.table:
+            return out
+        for (arm, seed), g in self.table.groupby(["arm", "seed"], sort=False):
+            d = g["diverged_at"].dropna()
+            if len(d):
+                out.setdefault(arm, {})[int(seed)] = int(d.iloc[0])
+        return out
+
+    def interval(self, metric: str, arm: str) -> Interval | str:
+        """The arm's final value over seeds with its 95 % interval, or a string naming the
+        diverged seeds."""
+        vals = self.finals(metric)[arm]
+        div = self.diverged().get(arm, {})
+        if div:
+            return f"diverged (seed: iteration {div})"
+        return mean_interval(vals.values())
+
+    def paired(self, metric: str, a: str, b: str) -> Interval | str:
+        """Final value of arm a minus arm b, paired by seed, with its 95 % interval."""
+        div = {arm: self.diverged().get(arm) for arm in (a, b) if self.diverged().get(arm)}
+        if div:
+            return f"diverged {div}"
+        f = self.finals(metric)
+        return paired_difference(f[a], f[b])
+
+    def curves(self, metric: str) -> pd.DataFrame:
+        """Mean and 95 % interval over seeds of the metric at every evaluation point, per arm:
+        columns arm, t, round, mean, low, high, n (points where a seed diverged are dropped)."""
+        rows = []
+        for (arm, t), g in self.table.groupby(["arm", "t"], sort=False):
+            v = g[metric].dropna()
+            if not len(v) or not np.isfinite(v).all():
+                continue
+            iv = mean_interval(v)
+            rows.append({"arm": arm, "t": int(t), "round": int(g["round"].iloc[0]),
+                         "mean": iv.mean, "low": iv.low, "high": iv.high, "n": iv.n})
+        return pd.DataFrame(rows)
+
+
+def load(name: str, root=None) -> StoredExperiment | None:
+    """The stored runs of experiment `name` (None when its folder, manifest or runs are missing)."""
+    from fedcomp.runner.store import ResultStore
+    path = experiment_dir(name, root)
+    man = path / "manifest.json"
+    if not man.exists() or not (path / "store").is_dir():
+        return None
+    manifest = json.loads(man.read_text())
+    table = ResultStore(path / "store").table()
+    if table.empty:
+        return None
+    table = table[(table["experiment"] == name)
+                  & (table["iterations"] == manifest["iterations"])]
+    if manifest.get("arms"):
+        table = table[table["arm"].isin(manifest["arms"])]
+    if table.empty:
+        return None
+    return StoredExperiment(table.reset_index(drop=True), manifest, path)

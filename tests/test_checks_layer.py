@@ -55,6 +55,14 @@ def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
     assert c.check.wrong is not None, f"{cid}: declare the predictions its check must fail"
     wrongs = c.check.wrong(c.predicted)
     assert wrongs, cid
+    synthetic = getattr(c.check.measure, "synthetic", None)
+    if synthetic is not None:
+        # an experiment judged on stored runs: the stored data may resolve no pair either way,
+        # so the judge must show it can fail where the data do refute the prediction (a
+        # measurement where the printed ordering holds by a wide margin: it passes there, and
+        # every wrong prediction fails)
+        m = synthetic(c.predicted)
+        assert c.check.judge(c.predicted, m).verdict == "pass", cid
     for w in wrongs:
         conform(c.predicted, w, cid)
         # a printed prediction that is false may be its own wrong prediction, no other

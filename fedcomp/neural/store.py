@@ -33,8 +33,9 @@ def default_root() -> Path:
     return Path(fedcomp.__file__).resolve().parents[1] / "results" / "neural"
 
 
-def experiment_dir(name: str, root=None) -> Path:
-    return Path(root) if root is not None else default_root() / name
+def experiment_dir(name: str, folder=None) -> Path:
+    """The experiment's folder: `folder` itself when given, else ``default_root() / name``."""
+    return Path(folder) if folder is not None else default_root() / name
 
 
 def run_id(name: str, arm: str, seed: int, iterations: int, eval_every) -> str:
@@ -115,10 +116,12 @@ class StoredExperiment:
         return pd.DataFrame(rows)
 
 
-def load(name: str, root=None) -> StoredExperiment | None:
-    """The stored runs of experiment `name` (None when its folder, manifest or runs are missing)."""
+def load(name: str, folder=None) -> StoredExperiment | None:
+    """The stored runs of experiment `name` at the manifest's budget, arms and seeds (None when
+    the folder, the manifest or the runs are missing). `folder`: the experiment's folder
+    (default ``default_root() / name``)."""
     from fedcomp.runner.store import ResultStore
-    path = experiment_dir(name, root)
+    path = experiment_dir(name, folder)
     man = path / "manifest.json"
     if not man.exists() or not (path / "store").is_dir():
         return None
@@ -130,6 +133,8 @@ def load(name: str, root=None) -> StoredExperiment | None:
                   & (table["iterations"] == manifest["iterations"])]
     if manifest.get("arms"):
         table = table[table["arm"].isin(manifest["arms"])]
+    if manifest.get("seeds"):
+        table = table[table["seed"].isin(manifest["seeds"])]
     if table.empty:
         return None
     return StoredExperiment(table.reset_index(drop=True), manifest, path)

@@ -1,0 +1,208 @@
+"""Experiment claims judged from stored neural runs (issue 16).
+
+The papers' neural experiments cost CPU hours, so ``fedcomp verify`` does not run them: it reads
+the runs ``fedcomp neural run NAME --seeds N --out results/neural/NAME`` stored
+(:mod:`fedcomp.neural.store`; the repository carries the runs its docs quote). An experiment
+claim is an ordering of methods on a metric ("A > B, C > D": every method of a tier above every
+method of each later tier); :func:`experiment_check` builds its :class:`~fedcomp.checks.core.Check`:
+
+* **measure** reads the final value of every run (or, with ``points="all"``, every evaluation
+  after the start) per method, cell (a setting such as p = 4) and seed, the runs that diverged,
+  the budget and the reproducing command, and returns the curves with seed bands as a figure;
+* **judge** compares every pair of methods in different tiers, paired by seed, with
+  :func:`fedcomp.rates.verdict.ordering_verdict` (pass when the 95 % interval of the paired
+  difference lies above 0, fail when below, inconclusive otherwise), and combines the pairs (one
+  fail fails the claim). A method whose runs diverged in every seed while its rival's did not
+  ranks below it (fail for "diverged > rival"); partial divergence is inconclusive. Methods the
+  experiment does not run are named and not judged. Every verdict names the budget, what the
+  paper used, and the command that reproduces the runs; with no stored runs the claim is
+  inconclusive with that command and the data it needs.
+
+The mutation tests (tests/test_checks_layer.py) judge each check's wrong predictions (the
+reversed ordering) on :func:`synthetic_measurement`, a measurement where the printed ordering
+holds by a wide margin: there the printed ordering must pass and every wrong one fail, so no
+experiment check passes whatever the data say.
+"""
+from __future__ import annotations
+
+import math
+
+from fedcomp.checks.core import CheckResult, Check, Measurement
+from fedcomp.figures import plot
+
+
+def tiers(ordering) -> list[list[str]]:
+    """["A", ">", "B, C", ">", "D"] -> [["A"], ["B", "C"], ["D"]]."""
+    out, cur = [], []
+    for item in ordering:
+        if item in (">", ">="):
+            out.append(cur)
+            cur = []
+        else:
+            cur += [s.strip() for s in str(item).split(",") if s.strip()]
+    out.append(cur)
+    if len(out) < 2 or not all(out):
+        raise ValueError(f"an ordering reads [A, '>', B, ...] with a method on each side of every "
+                         f"'>', got {ordering}")
+    return out
+
+
+def reversed_tiers(pred, key="ordering"):
+    """The wrong prediction of an ordering claim: the list reversed (its tiers in reverse order,
+    the same shape)."""
+    return [{**pred, key: list(reversed(pred[key]))}]
+
+
+def _curve_records(stored, metric, arms):
+    df = stored.curves(metric)
+    return [] if df.empty else df[df["arm"].isin(arms)].to_dict("records")
+
+
+def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,
+                     key: str = "ordering", points: str = "final", higher_is_better=True,
+                     note: str = "") -> Check:
+    """The Check of an ordering claim on stored runs of `experiment`.
+
+    cells : {cell name: {method name used in the claim: arm label of the experiment}}
+    metrics : the metrics judged (each must order the methods)
+    points : "final" (the last evaluation) or "all" (every evaluation after t = 0: "above
+        consistently over training")
+    """
+    if points not in ("final", "all"):
+        raise ValueError(f"points must be 'final' or 'all', got {points!r}")
+
+    def measure(profile, out_dir) -> Measurement:
+        from fedcomp.neural import experiments as E
+        from fedcomp.neural.store import default_root, load
+        exp = E.get(experiment)
+        stored = load(experiment)
+        where = default_root() / experiment
+        cmd = (f"fedcomp neural run {experiment} --seeds 3 --out results/neural/{experiment}"
+               " (then fedcomp verify)")
+        base = {"experiment": experiment, "paper_budget": paper_budget, "note": note,
+                "data_needs": exp.data_needs, "source": str(where)}
+        if stored is None:
+            return Measurement(values={**base, "present": False, "command": cmd},
+                               detail=f"no stored runs of {experiment} in {where}")
+        values = {**base, "present": True, "command": stored.manifest["command"],
+                  "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
+        div = stored.diverged()
+        table = stored.table
+        figures = []
+        for cell, arms in cells.items():
+            per_metric = {}
+            for metric in metrics:
+                meth = {}
+                for method, arm in arms.items():
+                    g = table[table["arm"] == arm]
+                    if g.empty:
+                        continue
+                    if points == "final":
+                        pts = {"final": stored.finals(metric)[arm]}
+                    else:
+                        pts = {}
+                        for t, gt in g[g["t"] > 0].groupby("t"):
+                            pts[str(int(t))] = {int(s): float(v) for s, v in
+                                                zip(gt["seed"], gt[metric])}
+                    meth[method] = {"points": pts, "diverged": div.get(arm, {})}
+                per_metric[metric] = meth
+            values["cells"][cell] = per_metric
+            present = [a for a in arms.values() if a in stored.arms]
+            for metric in metrics:
+                recs = _curve_records(stored, metric, present)
+                if recs:
+                    from fedcomp.figures.neural import curves_figure
+                    figures.append(plot(
+                        f"figures/{experiment}-{metric}{('-' + cell) if cell else ''}.png"
+                        .replace("=", "").replace(" ", ""), curves_figure, recs, metric,
+                        f"{experiment}{' ' + cell if cell else ''}: {metric} "
+                        f"(mean, 95 % interval over {len(stored.seeds)} seeds)"))
+        return Measurement(values=values, figures=figures,
+                           detail=f"stored runs of {experiment}: {stored.budget()}")
+
+    def judge(predicted, m: Measurement) -> CheckResult:
+        from fedcomp.rates.seeds import paired_difference
+        from fedcomp.rates.verdict import combine, ordering_verdict
+        v = m.values
+        order = tiers(predicted[key])
+        if not v["present"]:
+            return CheckResult("inconclusive", predicted, None,
+                               f"no stored runs of {v['experiment']} ({v['source']}); it needs "
+                               f"{v['data_needs']}; run `{v['command']}` where the data are "
+                               f"(the paper used {v['paper_budget']})")
+        parts, reasons, unmeasured = [], [], set()
+        sign = 1.0 if higher_is_better else -1.0
+        for cell, per_metric in v["cells"].items():
+            for metric, meth in per_metric.items():
+                for i, hi in enumerate(order):
+                    for lo in [x for t in order[i + 1:] for x in t]:
+                        for a in hi:
+                            if a not in meth or lo not in meth:
+                                unmeasured |= {x for x in (a, lo) if x not in meth}
+                                continue
+                            name = f"{a} > {lo} ({metric}{', ' + cell if cell else ''})"
+                            da, db = meth[a]["diverged"], meth[lo]["diverged"]
+                            if da or db:
+                                if da and not db and len(da) == len(v["seeds"]):
+                                    parts.append("fail")
+                                    reasons.append(f"{name}: {a} diverged in every seed "
+                                                   f"(iteration by seed {da}), {lo} did not")
+                                elif db and not da and len(db) == len(v["seeds"]):
+                                    parts.append("pass")
+                                    reasons.append(f"{name}: {lo} diverged in every seed "
+                                                   f"(iteration by seed {db}), {a} did not")
+                                else:
+                                    parts.append("inconclusive")
+                                    reasons.append(f"{name}: runs diverged ({a}: {da or 'none'}, "
+                                                   f"{lo}: {db or 'none'})")
+                                continue
+                            for pt, va in meth[a]["points"].items():
+                                vb = meth[lo]["points"].get(pt)
+                                if vb is None:
+                                    continue
+                                iv = paired_difference({s: sign * x for s, x in va.items()},
+                                                       {s: sign * x for s, x in vb.items()})
+                                label = name if pt == "final" else f"{name} at t = {pt}"
+                                vd = ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n)
+                                parts.append(vd.verdict)
+                                if pt == "final" or vd.verdict != "pass":
+                                    reasons.append(vd.reason)
+        verdict = combine(parts) if parts else "inconclusive"
+        if points == "all" and parts:
+            n_pass = sum(p == "pass" for p in parts)
+            reasons.append(f"{n_pass} of {len(parts)} (pair, evaluation point) comparisons "
+                           "pass at 95 %")
+        detail = ("; ".join(reasons) if reasons else "no pair of the ordering was measured")
+        detail += (f"; budget: {v['budget']}; the paper: {v['paper_budget']}")
+        if unmeasured:
+            detail += f"; not run here (not judged): {sorted(unmeasured)}"
+        if v.get("note"):
+            detail += f"; {v['note']}"
+        return CheckResult(verdict, predicted, v["cells"], detail)
+
+    measure.__qualname__ = f"stored[{experiment}]"
+    measure.synthetic = lambda predicted: synthetic_measurement(
+        predicted, key, cells, metrics, points, higher_is_better)
+    return Check(measure, judge, lambda pred: reversed_tiers(pred, key))
+
+
+def synthetic_measurement(predicted, key, cells, metrics, points, higher_is_better=True,
+                          seeds=(0, 1, 2)) -> Measurement:
+    """A measurement in which `predicted`'s ordering holds by a wide margin (tier i scores
+    0.9 - 0.1 i, seed noise 1e-3), for the mutation tests (module docstring)."""
+    order = tiers(predicted[key])
+    sign = 1.0 if higher_is_better else -1.0
+    cells_v = {}
+    for cell, arms in cells.items():
+        cells_v[cell] = {}
+        for metric in metrics:
+            meth = {}
+            for i, tier in enumerate(order):
+                for method in tier:
+                    vals = {s: sign * (0.9 - 0.1 * i) + 1e-3 * math.sin(s + i) for s in seeds}
+                    pts = {"final": vals} if points == "final" else {"100": vals, "200": vals}
+                    meth[method] = {"points": pts, "diverged": {}}
+            cells_v[cell][metric] = meth
+    return Measurement(values={"experiment": "synthetic", "present": True, "cells": cells_v,
+                               "seeds": list(seeds), "budget": "synthetic",
+                               "paper_budget": "synthetic", "command": "none", "note": ""})

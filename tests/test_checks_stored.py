@@ -1,0 +1,97 @@
+"""Experiment claims judged from stored runs (fedcomp.checks.stored) on stores written here:
+pass, fail and inconclusive by the paired interval, divergence ranks an arm last, a missing
+store names the command, and budgets never mix. No torch needed."""
+import json
+
+import numpy as np
+import pandas as pd
+
+from fedcomp.checks.stored import experiment_check, tiers
+from fedcomp.neural import store as S
+from fedcomp.runner.store import ResultStore
+
+EXP = "comfedl-drfl-mnist"    # any registered experiment name (the store is fake)
+
+
+def _store(folder, finals, iterations=100, diverged=None, seeds=(0, 1, 2)):
+    """A store with, per arm, a run per seed ending at finals[arm][seed] (avg_client_accuracy)."""
+    st = ResultStore(folder / "store")
+    for arm, vals in finals.items():
+        for s in seeds:
+            d = (diverged or {}).get(arm, {}).get(s)
+            rows = [{"experiment": EXP, "arm": arm, "seed": s, "t": t, "round": t,
+                     "iterations": iterations, "diverged_at": float(d) if d else np.nan,
+                     "avg_client_accuracy": np.nan if (d and t) else (0.1 if t == 0 else
+                                                                      vals[s])}
+                    for t in (0, iterations)]
+            st.write(pd.DataFrame(rows).assign(
+                run_id=S.run_id(EXP, arm, s, iterations, None), config_hash="x"))
+    (folder / "manifest.json").write_text(json.dumps(
+        {"experiment": EXP, "iterations": iterations, "eval_every": None, "seeds": list(seeds),
+         "arms": list(finals), "device": "cpu", "command": f"fedcomp neural run {EXP} ..."}))
+
+
+def _check(points="final"):
+    return experiment_check(EXP, ("avg_client_accuracy",),
+                            {"": {"A": "a", "B": "b", "C": "c"}}, "the paper's budget",
+                            points=points)
+
+
+def _verdict(monkeypatch, tmp_path, finals, pred, **kw):
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    _store(tmp_path / EXP, finals, **kw)
+    c = _check()
+    r = c.judge({"ordering": pred}, c.measure("quick", tmp_path))
+    return r
+
+
+def test_paired_ordering_pass_fail_inconclusive(monkeypatch, tmp_path):
+    finals = {"a": {0: 0.90, 1: 0.91, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82},
+              "c": {0: 0.70, 1: 0.95, 2: 0.60}}
+    r = _verdict(monkeypatch, tmp_path, finals, ["A", ">", "B"])
+    assert r.verdict == "pass" and "the paper's budget" in r.detail and "100 iterations" in r.detail
+    assert _verdict(monkeypatch, tmp_path, finals, ["B", ">", "A"]).verdict == "fail"
+    # C's seeds straddle A's: the interval of A - C contains 0
+    assert _verdict(monkeypatch, tmp_path, finals, ["A", ">", "C"]).verdict == "inconclusive"
+    # a method the experiment does not run is named, not judged
+    r = _verdict(monkeypatch, tmp_path, finals, ["A", ">", "B, D"])
+    assert r.verdict == "pass" and "'D'" in r.detail
+
+
+def test_a_diverged_method_ranks_last(monkeypatch, tmp_path):
+    finals = {"a": {0: 0.9, 1: 0.9, 2: 0.9}, "b": {0: 0.5, 1: 0.5, 2: 0.5}}
+    div = {"a": {0: 3, 1: 3, 2: 4}}
+    r = _verdict(monkeypatch, tmp_path, finals, ["A", ">", "B"], diverged=div)
+    assert r.verdict == "fail" and "diverged in every seed" in r.detail
+    r = _verdict(monkeypatch, tmp_path / "2", finals, ["A", ">", "B"], diverged={"a": {0: 3}})
+    assert r.verdict == "inconclusive" and "diverged" in r.detail
+
+
+def test_missing_runs_name_the_command(monkeypatch, tmp_path):
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    c = _check()
+    r = c.judge({"ordering": ["A", ">", "B"]}, c.measure("quick", tmp_path))
+    assert r.verdict == "inconclusive"
+    assert f"fedcomp neural run {EXP} --seeds 3 --out results/neural/{EXP}" in r.detail
+
+
+def test_runs_of_another_budget_or_seed_are_not_mixed_in(tmp_path):
+    _store(tmp_path, {"a": {0: 0.9, 1: 0.9, 2: 0.9}}, iterations=100)
+    _store(tmp_path, {"a": {0: 0.1, 1: 0.1, 2: 0.1, 3: 0.1}}, iterations=50,
+           seeds=(0, 1, 2, 3))
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    man.update(iterations=100, seeds=[0, 1])
+    (tmp_path / "manifest.json").write_text(json.dumps(man))
+    st = S.load(EXP, tmp_path)
+    assert st.seeds == [0, 1] and set(st.table["iterations"]) == {100}
+    assert st.finals("avg_client_accuracy")["a"] == {0: 0.9, 1: 0.9}
+
+
+def test_tiers_and_the_synthetic_mutation_measurement():
+    assert tiers(["A", ">", "B, C", ">", "D"]) == [["A"], ["B", "C"], ["D"]]
+    assert tiers(["A", ">", "B", "C"]) == [["A"], ["B", "C"]]
+    c = _check(points="all")
+    pred = {"ordering": ["A", ">", "B", "C"]}
+    m = c.measure.synthetic(pred)
+    assert c.judge(pred, m).verdict == "pass"
+    assert [c.judge(w, m).verdict for w in c.wrong(pred)] == ["fail"]

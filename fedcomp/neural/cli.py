@@ -2,7 +2,8 @@
 [--smoke] [--json] [--out DIR]`` (the public API, README "Using it"), plus ``--iterations``,
 ``--seeds`` (default 3), ``--seed`` (the first), ``--data-dir``,
 ``--eval-every`` and ``--arm`` (repeatable) to pick a run's length, seed, data folder, evaluation
-spacing and arms."""
+spacing and arms; ``fedcomp neural report [--root DIR] [--docs FILE]`` prints the stored runs as
+Markdown or writes them into FILE (:mod:`fedcomp.neural.report`)."""
 from __future__ import annotations
 
 import json
@@ -50,9 +51,24 @@ def _run(args):
     return 0
 
 
+def _report(args):
+    from pathlib import Path
+
+    from fedcomp.neural import report as R
+    command = "fedcomp neural report" + (f" --docs {args.docs}" if args.docs else "") \
+        + (f" --root {args.root}" if args.root else "")
+    if not args.docs:
+        print(R.markdown(args.root, command=command), end="")
+        return 0
+    R.update_docs(args.docs, args.root, command)
+    print(f"wrote the block between the markers of {args.docs} and its figures in "
+          f"{Path(args.docs).parent / 'figures' / 'neural'}")
+    return 0
+
+
 def add_cli(sub) -> None:
     p = sub.add_parser("neural", help="PyTorch backend: the papers' neural experiments")
-    nsub = p.add_subparsers(dest="neural_command", metavar="{list,run}")
+    nsub = p.add_subparsers(dest="neural_command", metavar="{list,run,report}")
     pl = nsub.add_parser("list", help="the experiments and their data needs")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(func=_list)
@@ -73,3 +89,11 @@ def add_cli(sub) -> None:
     pr.add_argument("--arm", action="append", default=None,
                     help="run only this arm (repeatable), e.g. localscgdam/p=4")
     pr.set_defaults(func=_run)
+    pp = nsub.add_parser("report", help="the stored runs as Markdown (docs/neural.md's block)")
+    pp.add_argument("--root", default=None,
+                    help="folder of the experiment folders DIR/NAME (default: results/neural, "
+                         "or $FEDCOMP_NEURAL_RESULTS)")
+    pp.add_argument("--docs", default=None, metavar="FILE",
+                    help="write the report into FILE between its markers (appended when absent) "
+                         "and the figures into FILE's folder/figures/neural/")
+    pp.set_defaults(func=_report)

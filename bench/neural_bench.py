@@ -66,7 +66,8 @@ def main(argv=None) -> int:
         if args.only and name not in args.only:
             continue
         try:
-            arms = {a.label: a for a in E.get(name).build(False, dev, 0, args.data_dir, 1)}
+            data_dir = args.data_dir if name == "fcsg-maml-omniglot" else None
+            arms = {a.label: a for a in E.get(name).build(False, dev, 0, data_dir, 1)}
         except (DataNotFound, TypeError) as exc:
             print(f"{name:<26} skipped: {exc}")
             continue

@@ -59,10 +59,21 @@ def measured(measure_quick):
 def test_every_comfedl_claim_is_migrated():
     ours = [c for c in checks.all_claims() if c.paper in ("huang", "huang-journal")]
     checked = {c.id for c in ours if c.check is not None}
-    assert checked == set(VERDICTS) | set(SIMULATED)
+    assert checked == set(VERDICTS) | set(SIMULATED) | STORED
     for c in ours:
         if c.check is None:
             assert c.kind == "experiment" and "fedcomp neural" in c.not_checked, c.id
+
+
+STORED = {"huang.fig3", "huang.fig3.gamma2"}   # judged from results/neural (checks.stored)
+
+
+@pytest.mark.parametrize("cid", sorted(STORED))
+def test_figure3_from_the_stored_runs_names_budget_and_command(cid, measured):
+    c = checks.get(cid)
+    r = c.judge(measured(c))
+    assert r.verdict in ("pass", "fail", "inconclusive")
+    assert "fedcomp neural run comfedl-drfl-mnist" in r.detail and "the paper:" in r.detail
 
 
 @pytest.mark.parametrize("cid", sorted(VERDICTS))

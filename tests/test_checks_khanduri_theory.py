@@ -33,8 +33,9 @@ def test_declared_in_the_new_layer():
     assert get("khanduri.table1.comfedl").depends_on == ("huang.rem1",)
     for r in ("local-scgdm", "fednest", "fedbioacc", "fedmbo", "simfbo", "fed-dr-scgd", "gcivr"):
         assert "not in shared/papers" in get(f"khanduri.table1.{r}").not_checked
-    for f in ("fig1", "fig2", "fig3"):
+    for f in ("fig1", "fig3"):   # CIFAR-10 is not on this machine
         assert get(f"khanduri.{f}").status == "not-checked"
+    assert get("khanduri.fig2").status == "checked"   # from the stored Adult runs
 
 
 def test_thm41_reproduced_with_the_case1_finding(run):

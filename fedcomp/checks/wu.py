@@ -740,14 +740,14 @@ CLAIMS = [
           kind="experiment",
           predicted={"order": ["FCSG family", ">", "Local-SCGD(M)"],
                      "5-shot better than 1-shot": True},
-          not_checked="needs the neural Omniglot experiment with the baselines: "
-                      "`fedcomp neural run fcsg-maml-omniglot` exists but runs only FCSG, FCSG-M "
-                      "and Acc-FCSG-M, 5-way 1-shot (no Local-SCGD / Local-SCGDM arm, no 5-shot "
-                      "arm), and /work/shared/data/omniglot holds only the small background "
-                      "subsets (images_background_small1/2), not the full 1623-character set "
-                      "with the paper's 1028/172/423 split; a check would need the two baseline "
-                      "arms, a 5-shot arm and several seeds of the default 500 iterations per "
-                      "arm (5 algorithms x 2 shots), a GPU job, not a quick-profile check"),
+          not_checked="needs the paper's baselines Local-SCGD and Local-SCGDM on the Omniglot "
+                      "MAML problem: their compositional reformulation (inner g = x - lambda "
+                      "grad L_support, outer f = L_query of the same task) needs a g_value, "
+                      "g_vjp and a task-coupled f_grad, which the neural MAMLProblem (the "
+                      "conditional estimator (3) only) does not provide; the FCSG arms are "
+                      "stored (results/neural/fcsg-maml-omniglot, docs/neural.md) but an "
+                      "ordering among them is not the claim; no 5-shot arm; the shared data "
+                      "hold 292 of Omniglot's 1623 characters"),
     Claim(id="wu.table2", paper="wu", location="Section 5.3, Table 2",
           statement="Final averaged AP on test data (federated online AUPRC): MNIST FedAvg "
                     "0.9357, CODA+ 0.9733, FCSG 0.9868, FCSG-M 0.9878, Acc-FCSG-M 0.9879; "

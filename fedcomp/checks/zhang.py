@@ -7,7 +7,8 @@ convention is E||grad||^2 <= eps, so eps' = sqrt(eps). The mathematics is elsewh
 :mod:`fedcomp.theory.constants` (Lemma 2 and its exact supremum over the problem class),
 :mod:`fedcomp.theory.complexity` (Remark 1 derived from (16)), :mod:`fedcomp.theory.schedules`
 (Theorem 1's schedule), :mod:`fedcomp.rates.auc` (the LocalSCGDAM sweep on the AUC min-max) and
-the stored neural runs of ``results-cpu/`` (docs/neural.md) for Table 1.
+the stored neural runs of ``results/neural/localscgdam-fashionmnist`` (:mod:`fedcomp.checks.stored`)
+for Table 1 and Figures 1-3.
 """
 from __future__ import annotations
 

@@ -144,9 +144,9 @@ def use_batched(problem) -> bool:
     """The default of ``run(..., batched=None)``: vectorise the clients on a GPU always, and on
     the CPU only for models without convolutions. Measured (bench/neural_bench.py, docs/neural.md):
     on the CPU a convolution over one client's minibatch already saturates the cores, and the
-    vectorised form (grouped convolutions, one group per client) is slower (0.3-0.9 times the
-    loop), while for linear models the loop's per-call overhead dominates (batched about 3 times
-    faster)."""
+    vectorised form (grouped convolutions, one group per client) is slower (0.4-0.9 times the
+    loop), while for linear models the loop's per-call overhead dominates (batched about twice as
+    fast)."""
     model = getattr(problem, "model", None)
     if model is None:
         return True

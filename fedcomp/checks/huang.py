@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from pathlib import Path
 
 import numpy as np
 
@@ -920,6 +919,10 @@ def judge_bias(predicted, m: Measurement) -> CheckResult:
 
 
 # Figure 3 against the stored MNIST runs (fedcomp.checks.stored)
+_FIG3_STATEMENT = ("ComFedL (lr 0.01, tau = 5, gamma = 0.5) outperforms DRFL (gamma 0.08), "
+                   "q-FedAvg (q = 0.2) and FedAvg in average and worst-worker accuracy; DRFL "
+                   "and q-FedAvg beat FedAvg.")
+_FIG3_PREDICTED = {"ordering": ["ComFedL", ">", "DRFL, q-FedAvg", ">", "FedAvg"]}
 _FIG3_ARMS = {"ComFedL": "comfedl", "DRFL": "drfl", "q-FedAvg": "q-fedavg", "FedAvg": "fedavg"}
 _FIG3_PAPER = ("MNIST, 10 workers (one with 5000 images, nine with 20), logistic regression, lr "
                "0.01, tau = 5; batch size, rounds and seeds not stated")
@@ -1181,22 +1184,16 @@ CLAIMS = [
                       "ordering for the algorithm in general, so a synthetic stand-in would not "
                       "judge it"),
     Claim(id="huang.fig3", paper="huang", location="Section 5.1, Figure 3",
-          statement="ComFedL (lr 0.01, tau = 5, gamma = 0.5) outperforms DRFL (gamma 0.08), "
-                    "q-FedAvg (q = 0.2) and FedAvg in average and worst-worker accuracy; DRFL and "
-                    "q-FedAvg beat FedAvg.",
-          kind="experiment", predicted={"ordering": ["ComFedL", ">", "DRFL, q-FedAvg", ">",
-                                                     "FedAvg"]},
+          statement=_FIG3_STATEMENT, kind="experiment",
+          predicted={"ordering": list(_FIG3_PREDICTED["ordering"])},
           reading="as printed: ComFedL at the paper's gamma = 0.5, every pair of the ordering in "
                   "final average and worst-worker (training) accuracy, paired by seed at 95 %",
           check=experiment_check("comfedl-drfl-mnist",
                                  ("avg_client_accuracy", "worst_client_accuracy"),
                                  {"": _FIG3_ARMS}, _FIG3_PAPER, note=_FIG3_NOTE)),
     Claim(id="huang.fig3.gamma2", paper="huang", location="Section 5.1, Figure 3",
-          statement="ComFedL (lr 0.01, tau = 5, gamma = 0.5) outperforms DRFL (gamma 0.08), "
-                    "q-FedAvg (q = 0.2) and FedAvg in average and worst-worker accuracy; DRFL and "
-                    "q-FedAvg beat FedAvg.",
-          kind="experiment", predicted={"ordering": ["ComFedL", ">", "DRFL, q-FedAvg", ">",
-                                                     "FedAvg"]},
+          statement=_FIG3_STATEMENT, kind="experiment",
+          predicted={"ordering": list(_FIG3_PREDICTED["ordering"])},
           reading="ComFedL at gamma = 2 (from Figure 2's grid) instead of the printed 0.5, with "
                   "which ComFedL overflows on this setup (huang.fig3); the same pairs and rule",
           check=experiment_check("comfedl-drfl-mnist",

@@ -369,6 +369,10 @@ class LocalCompositional:
         return self.g_linearize_b(k, x, key, exact, nb, buf)[1](v)
 
     def f_grad_b(self, k, y, key, exact, nb, buf=None):
+        return self._outer_grad(y)
+
+    def _outer_grad(self, y):
+        """f'(y) elementwise: exp(y / gamma) / gamma, or 1 for the plain loss (gamma None)."""
         if self.gamma is None:
             return torch.ones_like(y)
         return torch.exp(y / self.gamma) / self.gamma
@@ -408,9 +412,7 @@ class LocalCompositional:
         return self.g_linearize_b_batch(ks, X, keys, exact, nb, buf)[1](W)
 
     def f_grad_b_batch(self, ks, Y, keys, exact, nb, buf=None):
-        if self.gamma is None:
-            return torch.ones_like(Y)
-        return torch.exp(Y / self.gamma) / self.gamma
+        return self._outer_grad(Y)
 
     def loss_value_b_batch(self, ks, X, keys, exact, nb, buf=None):
         with torch.no_grad():

@@ -53,9 +53,22 @@ def test_paired_ordering_pass_fail_inconclusive(monkeypatch, tmp_path):
     assert _verdict(monkeypatch, tmp_path, finals, ["B", ">", "A"]).verdict == "fail"
     # C's seeds straddle A's: the interval of A - C contains 0
     assert _verdict(monkeypatch, tmp_path, finals, ["A", ">", "C"]).verdict == "inconclusive"
-    # a method the experiment does not run is named, not judged
+    # a method the claim's mapping does not have is named, not judged
     r = _verdict(monkeypatch, tmp_path, finals, ["A", ">", "B, D"])
     assert r.verdict == "pass" and "'D'" in r.detail
+
+
+def test_a_mapped_arm_without_runs_makes_the_claim_inconclusive(monkeypatch, tmp_path):
+    finals = {"a": {0: 0.90, 1: 0.91, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82}}
+    r = _verdict(monkeypatch, tmp_path, finals, ["C", ">", "A", ">", "B"])
+    assert r.verdict == "inconclusive" and "no stored runs of C (c)" in r.detail
+
+
+def test_a_non_finite_final_value_is_inconclusive_not_a_crash(monkeypatch, tmp_path):
+    finals = {"a": {0: 0.90, 1: np.nan, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82},
+              "c": {0: 0.7, 1: 0.7, 2: 0.7}}
+    r = _verdict(monkeypatch, tmp_path, finals, ["A", ">", "B"])
+    assert r.verdict == "inconclusive" and "non-finite" in r.detail
 
 
 def test_a_diverged_method_ranks_last(monkeypatch, tmp_path):
@@ -79,6 +92,12 @@ def test_runs_of_another_budget_or_seed_are_not_mixed_in(tmp_path):
     _store(tmp_path, {"a": {0: 0.9, 1: 0.9, 2: 0.9}}, iterations=100)
     _store(tmp_path, {"a": {0: 0.1, 1: 0.1, 2: 0.1, 3: 0.1}}, iterations=50,
            seeds=(0, 1, 2, 3))
+    # the same iterations with another evaluation spacing: other run ids, not mixed in
+    st = ResultStore(tmp_path / "store")
+    st.write(pd.DataFrame([{"experiment": EXP, "arm": "a", "seed": 0, "t": 100, "round": 100,
+                            "iterations": 100, "diverged_at": np.nan,
+                            "avg_client_accuracy": 0.3}]).assign(
+        run_id=S.run_id(EXP, "a", 0, 100, 50), config_hash="x"))
     man = json.loads((tmp_path / "manifest.json").read_text())
     man.update(iterations=100, seeds=[0, 1])
     (tmp_path / "manifest.json").write_text(json.dumps(man))

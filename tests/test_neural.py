@@ -383,6 +383,18 @@ def test_omniglot_loader(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(D.DataNotFound, match="no drawings"):
         D.load_omniglot(tmp_path / "empty")
+    # the two small background sets share two alphabets (Greek, Latin): a character in both
+    # archives loads once, so it cannot land in meta-training and meta-testing at once
+    (zdir / "images_background_small2.zip").write_bytes(
+        (OMNIGLOT / "images_background_small2.zip").read_bytes())
+    names = set()
+    for z in zdir.glob("*.zip"):
+        with zipfile.ZipFile(z) as zf:
+            names |= {"/".join(n.split("/")[-3:-1]) for n in zf.namelist() if n.endswith(".png")}
+    both = D.load_omniglot(zdir)
+    assert both.shape[0] == len(names) < chars.shape[0] + 160
+    flat = both.reshape(both.shape[0], -1)
+    assert len(np.unique(flat, axis=0)) == both.shape[0]   # no character twice
 
 
 def test_missing_data_messages(monkeypatch, tmp_path):
@@ -460,7 +472,8 @@ def test_smoke_run(name, tmp_path, capsys):
                 assert math.isclose(col.mean(), v, rel_tol=1e-12, abs_tol=1e-15)
                 lo, hi, n = out["intervals"][m]
                 assert n == 2 and lo <= v <= hi
-    # the same command again resumes: nothing re-run, the same summary
+    # the same command again resumes: nothing re-run, the same summary (the arms joined by
+    # a later command at the same budget are added to the manifest, not swapped for it)
     assert main(["neural", "run", name, "--smoke", "--json", "--device", "cpu", "--seeds", "2",
                  "--out", str(tmp_path)]) == 0
     again = json.loads(capsys.readouterr().out)
@@ -556,3 +569,34 @@ def test_binary_loss_accepts_zero_one_and_pm_one_labels():
     torch.testing.assert_close(a, b)
     torch.testing.assert_close(a, torch.log1p(torch.exp(torch.tensor([-0.5, -1.0, 2.0],
                                                                      dtype=torch.float64))))
+
+
+def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural import store as S
+    name = "comfedl-drfl-mnist"
+    E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=2, iterations=3,
+                     arms=["fedavg"], progress=False)
+    E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=2, iterations=3,
+                     arms=["drfl"], progress=False)
+    st = S.load(name, tmp_path)
+    assert set(st.arms) == {"fedavg", "drfl"} and st.seeds == [0, 1]
+    assert "--arm fedavg --arm drfl" in st.manifest["command"]
+    # the stored fedavg runs were made with the smoke configuration: a real-data command with
+    # the same budget into the same folder is refused, not mixed in (here: another step)
+    exp = E.get(name)
+    build = exp.build
+
+    def retuned(*a, **k):
+        arms = build(*a, **k)
+        for arm in arms:
+            arm.eta *= 2
+        return arms
+    import dataclasses
+    E.REGISTRY[name] = dataclasses.replace(exp, build=retuned)
+    try:
+        with pytest.raises(ValueError, match="another configuration"):
+            E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=2,
+                             iterations=3, arms=["fedavg"], progress=False)
+    finally:
+        E.REGISTRY[name] = exp

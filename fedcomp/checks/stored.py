@@ -34,8 +34,11 @@ from fedcomp.figures import plot
 def tiers(ordering) -> list[list[str]]:
     """["A", ">", "B, C", ">", "D"] -> [["A"], ["B", "C"], ["D"]]."""
     out, cur = [], []
+    if ">=" in ordering:
+        raise ValueError("only strict orderings ('>') are judged from stored runs; '>=' (not "
+                         "worse) has no rule here")
     for item in ordering:
-        if item in (">", ">="):
+        if item == ">":
             out.append(cur)
             cur = []
         else:
@@ -96,6 +99,10 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                 for method, arm in arms.items():
                     g = table[table["arm"] == arm]
                     if g.empty:
+                        # an arm of the claim's mapping without stored runs: the claim cannot
+                        # be judged on the others alone (judge: inconclusive)
+                        values.setdefault("missing", []).append(
+                            f"{method} ({arm}{', ' + cell if cell else ''})")
                         continue
                     if points == "final":
                         pts = {"final": stored.finals(metric)[arm]}
@@ -125,12 +132,17 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         from fedcomp.rates.verdict import combine, ordering_verdict
         v = m.values
         order = tiers(predicted[key])
+        mapped = {meth for arms in cells.values() for meth in arms}
         if not v["present"]:
             return CheckResult("inconclusive", predicted, None,
                                f"no stored runs of {v['experiment']} ({v['source']}); it needs "
                                f"{v['data_needs']}; run `{v['command']}` where the data are "
                                f"(the paper used {v['paper_budget']})")
         parts, reasons, unmeasured = [], [], set()
+        if v.get("missing"):
+            parts.append("inconclusive")
+            reasons.append(f"no stored runs of {', '.join(v['missing'])}: run `{v['command']}` "
+                           "with those arms")
         sign = 1.0 if higher_is_better else -1.0
         for cell, per_metric in v["cells"].items():
             for metric, meth in per_metric.items():
@@ -138,7 +150,8 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                     for lo in [x for t in order[i + 1:] for x in t]:
                         for a in hi:
                             if a not in meth or lo not in meth:
-                                unmeasured |= {x for x in (a, lo) if x not in meth}
+                                unmeasured |= {x for x in (a, lo) if x not in meth
+                                               and x not in mapped}
                                 continue
                             name = f"{a} > {lo} ({metric}{', ' + cell if cell else ''})"
                             da, db = meth[a]["diverged"], meth[lo]["diverged"]
@@ -159,6 +172,13 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                             for pt, va in meth[a]["points"].items():
                                 vb = meth[lo]["points"].get(pt)
                                 if vb is None:
+                                    continue
+                                bad = [x for x in list(va.values()) + list(vb.values())
+                                       if not math.isfinite(x)]
+                                if bad:
+                                    parts.append("inconclusive")
+                                    reasons.append(f"{name}: a non-finite value at {pt} "
+                                                   "(a run without a value there)")
                                     continue
                                 iv = paired_difference({s: sign * x for s, x in va.items()},
                                                        {s: sign * x for s, x in vb.items()})

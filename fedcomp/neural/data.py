@@ -183,20 +183,32 @@ def load_omniglot(root: str | os.PathLike, image_size: int = 28):
         im = Image.open(fh).convert("L").resize((image_size, image_size), Image.LANCZOS)
         return 1.0 - np.asarray(im, dtype=np.float32) / 255.0
 
-    groups = {}   # character -> its drawings, in name order
+    # characters keyed by (alphabet, character), the last two folders: a character in two
+    # archives (the small background sets are subsets of images_background) loads once, so
+    # that no character can land both in meta-training and in meta-testing
+    groups, seen = {}, {}   # character -> its drawings (name order); character -> source
+
+    def add(char, source, name, read):
+        if seen.setdefault(char, source) == source:
+            groups.setdefault(char, []).append((name, read))
+
     files = sorted(root.rglob("*.png"))
     if files:
         for f in files:
-            groups.setdefault(str(f.parent.relative_to(root)), []).append(image(f))
+            add("/".join(f.parent.parts[-2:]), str(f.parent.parent.parent), f.name,
+                lambda f=f: image(f))
     else:
         for z in sorted(root.glob("*.zip")):
             with zipfile.ZipFile(z) as zf:
                 for n in sorted(n for n in zf.namelist() if n.endswith(".png")):
-                    char = f"{z.stem}/{n.rsplit('/', 1)[0]}"
-                    groups.setdefault(char, []).append(image(io.BytesIO(zf.read(n))))
+                    parts = n.split("/")
+                    char, source = "/".join(parts[-3:-1]), f"{z.name}/{'/'.join(parts[:-3])}"
+                    if seen.get(char, source) == source:
+                        raw = zf.read(n)
+                        add(char, source, parts[-1], lambda raw=raw: image(io.BytesIO(raw)))
     if not groups:
         raise _missing("omniglot", f"no drawings (*.png, or zip archives of them) under {root}")
-    out = [np.stack(groups[c]) for c in sorted(groups)]
+    out = [np.stack([read() for _, read in groups[c]]) for c in sorted(groups)]
     n = min(len(a) for a in out)
     return np.stack([a[:n] for a in out])[:, :, None, :, :]
 

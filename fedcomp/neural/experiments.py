@@ -518,16 +518,24 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     n_seeds = V.positive_int("seeds", seeds)
     seed_list = list(range(int(seed), int(seed) + n_seeds))
     store = finished = None
+    previous = {}
     if out is not None:
         from fedcomp.runner.store import ResultStore
         out = Path(out)
         store = ResultStore(out / "store")
         finished = store.finished()
+        man = out / "manifest.json"
+        if man.exists():
+            previous = json.loads(man.read_text())
+            if (previous.get("iterations"), previous.get("eval_every")) != (T, eval_every):
+                previous = {}   # another budget: its runs stay in the store, unused
+    configs = dict(previous.get("configs", {}))
     t0 = time.perf_counter()
     rounds, ran, resumed, labels, frames = 0, 0, 0, None, []
     for s in seed_list:
         torch.manual_seed(s)
         built = exp.build(smoke, dev, s, data_dir, T)
+        every_arm = [a.label for a in built]
         if arms:
             unknown = set(arms) - {a.label for a in built}
             if unknown:
@@ -536,6 +544,13 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
             built = [a for a in built if a.label in arms]
         labels = [a.label for a in built]
         for arm in built:
+            cfg = _config_hash(arm, smoke)
+            if configs.get(arm.label, cfg) != cfg:
+                raise ValueError(
+                    f"the runs of arm {arm.label!r} stored in {out} were made with another "
+                    "configuration (algorithm, step, local steps, hyperparameters or --smoke); "
+                    "give another --out folder or remove that one")
+            configs[arm.label] = cfg
             rid = S.run_id(name, arm.label, s, T, eval_every)
             if finished is not None and rid in finished:
                 resumed += 1
@@ -557,11 +572,20 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     seconds = time.perf_counter() - t0
     import pandas as pd
     if store is not None:
+        # the same budget: this command's arms and seeds join those already stored
+        all_arms = list(dict.fromkeys(list(previous.get("arms") or []) + labels))
+        all_seeds = sorted(set(previous.get("seeds") or []) | set(seed_list))
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
-                    "seeds": seed_list, "arms": labels, "device": dev, "smoke": bool(smoke),
-                    "torch": torch.__version__,
-                    "command": command or _command(name, T, n_seeds, seed, eval_every, smoke,
-                                                   arms, out, data_dir)}
+                    "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": dev,
+                    "smoke": bool(smoke), "torch": torch.__version__}
+        # the one command that reproduces every stored run of this budget
+        only = None if set(all_arms) >= set(every_arm) else all_arms
+        cmd = _command(name, T, len(all_seeds), all_seeds[0], eval_every, smoke, only, out,
+                       data_dir)
+        if all_seeds != list(range(all_seeds[0], all_seeds[0] + len(all_seeds))):
+            this = _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir)
+            cmd = f"{previous.get('command', '')} ; {this}"   # seeds with a gap: both commands
+        manifest["command"] = command or cmd
         (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
         from fedcomp.neural.store import load
         table = load(name, out).table
@@ -591,6 +615,16 @@ def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None
         parts.append(f"--data-dir {data_dir}")
     parts.append(f"--out {out}")
     return " ".join(parts)
+
+
+def _config_hash(arm, smoke) -> str:
+    """A short hash of what an arm computes: algorithm, step, local steps, hyperparameters,
+    setting and the smoke flag (the data come from the experiment's build and its seed)."""
+    import hashlib
+    key = json.dumps([arm.algorithm, float(arm.eta), int(arm.local_steps),
+                      {k: float(v) for k, v in sorted(arm.hyper.items())}, arm.setting,
+                      bool(smoke)], sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
 def _frame(rows, name, rid):

@@ -165,7 +165,9 @@ class GlobalCompositional:
     model : FlatModel
     data : ClientData
     inner : callable(outputs, targets, extras, k) -> (B, d_g) tensor
-        Per-sample inner values; g_k(x; zeta) is their minibatch mean.
+        Per-sample inner values; g_k(x; zeta) is their minibatch mean. The batched oracles call
+        it once on the samples of several clients with k=None, so it must not depend on k
+        (per-client behaviour belongs in ``extras``); ``h`` likewise.
     f_value, f_grad : callable(y) -> scalar / (d_g,)
     inner_dim : int
     h : callable(outputs, targets, extras, k) -> (B,) per-sample h_k values, or None
@@ -731,7 +733,8 @@ class MAMLProblem:
     def cond_grad_b_batch(self, X, keys, exact, nb, buf=None):
         """:meth:`cond_grad_b` for every client at once: the same tasks (each client's rng from
         its key), every (client, task) pair one row of a vectorised call (its adapted
-        parameters differ), in chunks of at most ``task_chunk`` tasks to bound memory."""
+        parameters differ), in chunks of max(1, task_chunk // nb) clients (at most
+        ``task_chunk`` tasks unless one client's nb tasks exceed it) to bound memory."""
         keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
         nb = int(nb)
         tasks = []

@@ -9,7 +9,10 @@ the experiment checks read; ``$FEDCOMP_NEURAL_RESULTS/NAME`` overrides the root)
   the metrics), ``run_id`` ``neural:NAME:ARM:SEED:T<iterations>:E<eval_every>`` so that an
   interrupted command resumes where it stopped, and runs of another budget are never mixed in;
 * ``manifest.json`` - the budget of the runs the summaries use (iterations, evaluation spacing,
-  seeds, device, torch version) and the command that reproduces them.
+  seeds, arms, device, torch version), each arm's configuration hash (algorithm, step, local
+  steps, hyperparameters, setting, smoke flag: a later command with another configuration for a
+  stored arm is refused rather than mixed in) and the command that reproduces them. Commands at
+  the same budget add their arms and seeds to it.
 """
 from __future__ import annotations
 
@@ -104,7 +107,8 @@ class StoredExperiment:
 
     def curves(self, metric: str) -> pd.DataFrame:
         """Mean and 95 % interval over seeds of the metric at every evaluation point, per arm:
-        columns arm, t, round, mean, low, high, n (points where a seed diverged are dropped)."""
+        columns arm, t, round, mean, low, high, n (over the seeds with a finite value there: a
+        seed that diverged no longer counts after its divergence, and n says how many remain)."""
         rows = []
         for (arm, t), g in self.table.groupby(["arm", "t"], sort=False):
             v = g[metric].dropna()
@@ -129,8 +133,10 @@ def load(name: str, folder=None) -> StoredExperiment | None:
     table = ResultStore(path / "store").table()
     if table.empty:
         return None
+    # the manifest's budget: iterations and evaluation spacing (both in the run id)
+    suffix = f":T{int(manifest['iterations'])}:E{manifest.get('eval_every') or 'round'}"
     table = table[(table["experiment"] == name)
-                  & (table["iterations"] == manifest["iterations"])]
+                  & table["run_id"].astype(str).str.endswith(suffix)]
     if manifest.get("arms"):
         table = table[table["arm"].isin(manifest["arms"])]
     if manifest.get("seeds"):

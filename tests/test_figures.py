@@ -267,3 +267,100 @@ def test_verify_report_has_a_figure_for_every_rate_and_bound_constant_claim(
         if cid in constants:
             assert f"figures/{cid}-constants.png" in row["figures"]
     assert set(rep.figures) == set((tmp_path / "figures").glob("*.png"))
+
+
+# --- the communication figure (rounds and floats to reach eps against eps) ------------------
+
+#: the claims whose judge adds figures/<claim>-communication.png, and the predicted exponent of
+#: each series it draws (cost = O(eps^p)), in order
+COMMUNICATION = {
+    "khanduri.cor4.4": lambda p: [p["rounds"]["eps"]] * 4,        # 2 problems x 2 readings
+    "khanduri.cor4.4.model-rounds": lambda p: [p["rounds"]["eps"]] * 4,
+    "khanduri.cor5.3": lambda p: [p["rounds"]["eps"]],
+    "khanduri.rem4.5": lambda p: [p["d >> d_g"]["floats per client"]["eps"],
+                                  p["d_g >> d"]["floats per client"]["eps"]],
+}
+
+
+def _drawn_slopes(fig, gid):
+    """Slope of log y against log x of each line with `gid`, read back from its data."""
+    out = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_gid() == gid:
+                x, y = (np.log(np.asarray(d, dtype=float)) for d in line.get_data())
+                out.append(float(np.polyfit(x, y, 1)[0]))
+    return out
+
+
+def _synthetic_reading(label, alg, slope_eps_vs_cost, predicted, judged=True):
+    from fedcomp.figures.communication import reading
+    from fedcomp.rates.fit import fit_exponent
+    cost = np.array([64.0, 128, 256, 512, 1024])
+    noise = np.random.default_rng(0).lognormal(0, 0.05, (8, cost.size))
+    return reading(label, alg, fit_exponent(cost, 3.0 * cost ** slope_eps_vs_cost * noise,
+                                            n_boot=200), predicted, judged)
+
+
+def test_communication_figure_draws_fit_and_predicted_slope():
+    from fedcomp.figures.communication import FIT_GID, PREDICTED_GID, communication_figure
+    panels = [{"cost": "rounds", "title": "synthetic",
+               "series": [_synthetic_reading("model rounds", "feddro", -2 / 3, -1.5),
+                          _synthetic_reading("Definition 3.7 rounds", "feddro", -0.5, -1.5,
+                                             judged=False)]},
+              {"cost": "floats", "title": "synthetic floats",
+               "series": [_synthetic_reading("d >> d_g", "ds-feddro", -0.5, -2.0)]}]
+    fig = communication_figure(panels, "Khanduri et al., Remark (test.claim)")
+    try:
+        _assert_honest(fig)
+        assert _drawn_slopes(fig, PREDICTED_GID) == pytest.approx([-1.5, -1.5, -2.0])
+        # the fitted line is the measured one: cost ~ eps^(1/s)
+        assert _drawn_slopes(fig, FIT_GID) == pytest.approx([-1.5, -2.0, -2.0], abs=0.1)
+        assert [ax.get_yscale() for ax in fig.axes] == ["log", "log"]
+        legend = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+        assert any("predicted slope -1.5" in t for t in legend)
+        assert any("predicted slope -2" in t for t in legend)
+        assert "test.claim" in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
+
+
+def test_communication_figure_floors_an_exact_zero_eps():
+    from fedcomp.figures.communication import communication_figure
+    r = _synthetic_reading("model rounds", "feddro", -2 / 3, -1.5)
+    r["eps"][-1] = 0.0
+    fig = communication_figure([{"cost": "rounds", "title": "t", "series": [r]}], "t (x.y)")
+    try:
+        _assert_honest(fig)
+        zero = [line for line in fig.axes[0].get_lines() if line.get_gid() == S.ZERO_GID]
+        assert zero and any("machine precision" in t.get_text() for t in fig.axes[0].texts)
+    finally:
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("cid", sorted(COMMUNICATION))
+def test_communication_claims_draw_their_predicted_slope(cid, measure_quick):
+    from fedcomp.figures.communication import PREDICTED_GID
+    c = checks.get(cid)
+    res = c.judge(measure_quick(c))
+    name = f"figures/{cid}-communication.png"
+    found = [f for f in res.figures if f.name == name]
+    assert len(found) == 1 and found[0].claims == (cid,), f"{cid}: no {name}"
+    fig = found[0].draw()
+    try:
+        S.verdict_badge(fig, res.verdict)
+        _assert_honest(fig, name)
+        assert _drawn_slopes(fig, PREDICTED_GID) == pytest.approx(COMMUNICATION[cid](c.predicted))
+        # a prediction judged instead of the paper's is the one drawn
+        expected = COMMUNICATION[cid]
+        wrong = [w for w in c.check.wrong(c.predicted) if expected(w) != expected(c.predicted)]
+        assert wrong, f"{cid}: no wrong prediction changes the communication exponent"
+        other = c.with_prediction(wrong[0])
+        fig2 = [f for f in other.judge(measure_quick(c)).figures if f.name == name][0].draw()
+        try:
+            assert _drawn_slopes(fig2, PREDICTED_GID) == pytest.approx(
+                COMMUNICATION[cid](other.predicted))
+        finally:
+            plt.close(fig2)
+    finally:
+        plt.close(fig)

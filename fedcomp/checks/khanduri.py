@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.checks.stored import experiment_check
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
+from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measurement
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
                                     steeper, times)
@@ -1028,23 +1028,63 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
     return parts
 
 
-def _complexity_judge(rounds_cost, problems=("LQ", "LQ-residual"), note=""):
+#: the problems of the complexity sweeps, as the communication figure names them
+_PROBLEMS = {"LQ": "LQ d=10, d_g=5 (g(x*) = 0)", "LQ-residual": "LQ d=4, d_g=8 (g(x*) != 0)"}
+#: the readings of "communication rounds" (column of the measurement: label)
+_READINGS = {"rounds": "model rounds (T/I)", "exchanges": "Definition 3.7 rounds"}
+
+
+def _communication_plot(claim, title, panels):
+    from fedcomp.figures import plot
+    from fedcomp.figures.communication import communication_figure
+    return plot(f"figures/{claim}-communication.png", communication_figure, panels,
+                f"{PAPERS[PAPER]}. {title} ({claim})", claims=(claim,))
+
+
+def _rounds_panels(predicted, m, rounds_cost, problems, readings, alg):
+    """Rounds to reach eps against eps on each problem, each reading in `readings` with the
+    claim's predicted exponent (the one counted as `rounds_cost` is the judged one)."""
+    from fedcomp.figures.communication import reading
+    p = predicted["rounds"]["eps"]
+    return [{"cost": "rounds", "title": f"{_PROBLEMS[problem]}, K={m.values['K0']}",
+             "series": [reading(_READINGS[r], alg, m.values["costs"][problem][f"eps_vs_{r}"], p,
+                                judged=r == rounds_cost) for r in readings]}
+            for problem in problems]
+
+
+def _complexity_judge(rounds_cost, problems=("LQ", "LQ-residual"), note="", figure=None):
     """Judge of a complexity claim, with rounds counted as `rounds_cost` (column of the
-    measurement: "exchanges" for Definition 3.7, "rounds" for model averaging)."""
+    measurement: "exchanges" for Definition 3.7, "rounds" for model averaging). `figure`:
+    (claim id, title, readings drawn, algorithm) of its communication figure."""
     def judge(predicted, m):
         speed = m.values["costs"]["LQ"].get("samples_per_client_to_eps")
-        return _rate_result(_complexity_parts(predicted, m, rounds_cost, problems), predicted,
-                       {"samples_per_client_to_eps": speed}, note)
+        res = _rate_result(_complexity_parts(predicted, m, rounds_cost, problems), predicted,
+                           {"samples_per_client_to_eps": speed}, note)
+        if figure is not None:
+            claim, title, readings, alg = figure
+            res.figures.append(_communication_plot(claim, title, _rounds_panels(
+                predicted, m, rounds_cost, problems, readings, alg)))
+        return res
     return judge
 
 
+_COR44_TITLE = ("Corollary 4.4: FedDRO's communication rounds to reach eps, both readings, "
+                "dashed: the claimed O(eps^-3/2)")
 judge_cor44_def37 = _complexity_judge(
     "exchanges", note="; rounds counted as in Definition 3.7: every iteration at which a client "
-                      "uploads (FedDRO uploads y every iteration)")
+                      "uploads (FedDRO uploads y every iteration)",
+    figure=("khanduri.cor4.4", _COR44_TITLE + "; judged here: Definition 3.7 rounds",
+            ("exchanges", "rounds"), "feddro"))
 judge_cor44_model = _complexity_judge(
     "rounds", note="; rounds counted as model-averaging rounds (T/I); the y uploads are booked as "
-                   "floats (Remark 4.5, khanduri.rem4.5)")
-judge_cor53 = _complexity_judge("rounds", problems=("LQ",))
+                   "floats (Remark 4.5, khanduri.rem4.5)",
+    figure=("khanduri.cor4.4.model-rounds", _COR44_TITLE + "; judged here: model rounds",
+            ("rounds", "exchanges"), "feddro"))
+judge_cor53 = _complexity_judge(
+    "rounds", problems=("LQ",),
+    figure=("khanduri.cor5.3", "Corollary 5.3: DS-FedDRO's communication rounds to reach eps "
+            "(model rounds and Definition 3.7 rounds coincide), dashed: the claimed O(eps^-1)",
+            ("rounds",), "ds-feddro"))
 
 
 # --- Remark 4.5 ---------------------------------------------------------------------------------
@@ -1066,7 +1106,16 @@ def judge_rem45(predicted, m):
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")
         parts.append(p)
-    return _rate_result(parts, predicted, {"ledger_mismatches": len(v["ledger_mismatches"])})
+    res = _rate_result(parts, predicted, {"ledger_mismatches": len(v["ledger_mismatches"])})
+    from fedcomp.figures.communication import reading
+    series = [reading(f"{label} ({regime_key})", "feddro", v["floats"][label]["eps_vs_floats"],
+                      predicted[regime_key]["floats per client"]["eps"], judged=True)
+              for regime_key, label in (("d >> d_g", "d=40, d_g=1"), ("d_g >> d", "d=2, d_g=16"))]
+    res.figures.append(_communication_plot(
+        "khanduri.rem4.5", "Remark 4.5: FedDRO's floats per client to reach eps, dashed: the "
+        "claimed O(eps^-3/2) when d >> d_g and O(eps^-2) when d_g >> d",
+        [{"cost": "floats", "title": f"LQ, K={v['K0']}", "series": series}]))
+    return res
 
 
 # --- derivations from the theorems' parameters (sympy) ----------------------------------------

@@ -1,5 +1,6 @@
 """Figures: one module per kind of evidence (:mod:`~fedcomp.figures.counterexample`,
-:mod:`~fedcomp.figures.rates`, :mod:`~fedcomp.figures.constants`, :mod:`~fedcomp.figures.law`),
+:mod:`~fedcomp.figures.rates`, :mod:`~fedcomp.figures.communication`,
+:mod:`~fedcomp.figures.constants`, :mod:`~fedcomp.figures.law`),
 one style (:mod:`~fedcomp.figures.style`). They draw data handed to them and compute nothing.
 
 A check does not draw: its measurement (or its judge) returns :class:`Plot` objects, and

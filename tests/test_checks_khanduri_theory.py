@@ -7,7 +7,8 @@ from fedcomp.checks import get
 
 MINE = ["khanduri.thm4.1", "khanduri.eq4", "khanduri.eq5", "khanduri.sec2.fl",
         "khanduri.sec2.fl.equal-sizes", "khanduri.lem3.5", "khanduri.sec2.related",
-        "khanduri.table1", "khanduri.fig1", "khanduri.fig2", "khanduri.fig3"] + [
+        "khanduri.table1", "khanduri.fig1", "khanduri.fig2", "khanduri.fig3",
+        "khanduri.fig3.iterations", "khanduri.fig4", "khanduri.fig4.iterations"] + [
     f"khanduri.table1.{r}" for r in ("comfedl", "local-scgdm", "fcsg", "acc-fcsg-m", "fednest",
                                      "fedbioacc", "fedmbo", "simfbo", "fed-dr-scgd", "gcivr",
                                      "feddro", "ds-feddro")]
@@ -33,9 +34,16 @@ def test_declared_in_the_new_layer():
     assert get("khanduri.table1.comfedl").depends_on == ("huang.rem1",)
     for r in ("local-scgdm", "fednest", "fedbioacc", "fedmbo", "simfbo", "fed-dr-scgd", "gcivr"):
         assert "not in shared/papers" in get(f"khanduri.table1.{r}").not_checked
-    for f in ("fig1", "fig3"):   # CIFAR-10 is not on this machine
-        assert get(f"khanduri.{f}").status == "not-checked"
-    assert get("khanduri.fig2").status == "checked"   # from the stored Adult runs
+    for f in ("fig1", "fig2", "fig3", "fig3.iterations", "fig4", "fig4.iterations"):
+        assert get(f"khanduri.{f}").status == "checked"   # from stored runs
+
+
+@pytest.mark.parametrize("cid", ["khanduri.fig1", "khanduri.fig3", "khanduri.fig3.iterations"])
+def test_cifar_claims_without_the_data_name_the_command(run, cid):
+    # CIFAR-10 is not on this machine, so the repository stores no CIFAR runs
+    r = run(cid)
+    assert r.verdict == "inconclusive", r.detail
+    assert "--data-dir DIR" in r.detail and "CIFAR-10 python batches" in r.detail
 
 
 def test_thm41_reproduced_with_the_case1_finding(run):

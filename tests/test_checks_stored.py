@@ -114,3 +114,99 @@ def test_tiers_and_the_synthetic_mutation_measurement():
     m = c.measure.synthetic(pred)
     assert c.judge(pred, m).verdict == "pass"
     assert [c.judge(w, m).verdict for w in c.wrong(pred)] == ["fail"]
+
+
+# --- "rises with I, then saturates" (khanduri.fig3/fig4) --------------------------------------
+LS = "feddro-adult-local-steps"
+
+
+def _sweep(folder, curve, T=160, seeds=(0, 1, 2), noise=1e-3, diverged=None):
+    """An I sweep (I = 1, 2, 4, 8, 16, evaluated every T/16): arm PREFIX/I=i has at t the value
+    curve(prefix, i, t) + noise sin(seed + i)."""
+    st = ResultStore(folder / "store")
+    every = T // 16
+    arms = [f"{p}/I={i}" for p in ("feddro", "ds-feddro") for i in (1, 2, 4, 8, 16)]
+    for arm in arms:
+        prefix, i = arm.split("/I=")
+        i = int(i)
+        for s in seeds:
+            d = (diverged or {}).get(arm, {}).get(s)
+            rows = [{"experiment": LS, "arm": arm, "seed": s, "t": t, "round": t // i,
+                     "iterations": T, "diverged_at": float(d) if d else np.nan,
+                     "test_accuracy": (np.nan if d and t >= d else
+                                       curve(prefix, i, t) + noise * np.sin(s + i))}
+                    for t in range(0, T + 1, every)]
+            st.write(pd.DataFrame(rows).assign(run_id=S.run_id(LS, arm, s, T, None),
+                                               config_hash="x"))
+    (folder / "manifest.json").write_text(json.dumps(
+        {"experiment": LS, "iterations": T, "eval_every": None, "seeds": list(seeds),
+         "arms": arms, "device": "cpu", "command": f"fedcomp neural run {LS} ..."}))
+
+
+def _ls(monkeypatch, tmp_path, curve, at, pred=True, **kw):
+    from fedcomp.checks.stored import local_steps_check
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    _sweep(tmp_path / LS, curve, **kw)
+    c = local_steps_check(LS, "test_accuracy", {"FedDRO": "feddro", "DS-FedDRO": "ds-feddro"},
+                          at, "the paper's budget", key="k")
+    return c.judge({"k": pred}, c.measure("quick", tmp_path))
+
+
+def test_local_steps_rounds_reading_reads_each_arm_at_the_same_round(monkeypatch, tmp_path):
+    # the metric depends on the rounds done only: at equal rounds every I is equal (no rise),
+    # while at equal iterations (t = T) fewer rounds mean less: the metric falls with I
+    by_rounds = lambda p, i, t: 0.9 - 0.5 / (1 + t // i)   # noqa: E731
+    r = _ls(monkeypatch, tmp_path, by_rounds, "rounds")
+    assert r.verdict == "inconclusive" and "rises (1 -> 2" in r.detail
+    assert "I=1: 0.8" in r.detail and "I=16: 0.8" in r.detail
+    r = _ls(monkeypatch, tmp_path / "b", by_rounds, "iterations")
+    assert r.verdict == "fail" and "the reverse ordering holds" in r.detail
+    assert r.measured["rises then saturates"] is False
+    # the opposite prediction passes on the same runs
+    assert _ls(monkeypatch, tmp_path / "c", by_rounds, "iterations", pred=False).verdict \
+        == "pass"
+
+
+def test_local_steps_concave_rise_passes_and_growing_returns_fail(monkeypatch, tmp_path):
+    concave = lambda p, i, t: 0.9 - 0.1 / i   # noqa: E731
+    r = _ls(monkeypatch, tmp_path, concave, "rounds")
+    assert r.verdict == "pass" and r.measured["per method"] == {"FedDRO": True,
+                                                                 "DS-FedDRO": True}
+    assert "equal" not in r.detail or "communication rounds" in r.detail
+    # returns that grow with I for one method: no saturation, the claim fails
+    convex = lambda p, i, t: 0.5 + (0.02 * i if p == "feddro" else -0.1 / i)   # noqa: E731
+    r = _ls(monkeypatch, tmp_path / "b", convex, "iterations")
+    assert r.verdict == "fail" and r.measured["per method"]["FedDRO"] is False
+
+
+def test_local_steps_divergence_and_missing_runs_are_inconclusive(monkeypatch, tmp_path):
+    concave = lambda p, i, t: 0.9 - 0.1 / i   # noqa: E731
+    r = _ls(monkeypatch, tmp_path, concave, "iterations", diverged={"feddro/I=16": {1: 50}})
+    assert r.verdict == "inconclusive" and "feddro/I=16 diverged at t = 50 (seed 1)" in r.detail
+    from fedcomp.checks.stored import local_steps_check
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "none"))
+    c = local_steps_check("feddro-cifar10-st-local-steps", "train_accuracy",
+                          {"FedDRO": "feddro"}, "rounds", "paper", key="k")
+    r = c.judge({"k": True}, c.measure("quick", tmp_path))
+    assert r.verdict == "inconclusive" and "--data-dir DIR" in r.detail
+
+
+def test_saturation_rule():
+    from fedcomp.rates.verdict import saturation_verdicts
+    import pytest
+    seeds = (0, 1, 2)
+
+    def vals(f):
+        return {i: {s: f(i) + 1e-3 * np.sin(s * i) for s in seeds} for i in (1, 2, 4, 8)}
+
+    assert [v.verdict for v in saturation_verdicts("x", vals(lambda i: -1 / i))] == \
+        ["pass", "pass"]
+    # falls at once (rises: fail); a fall that steepens is diminishing returns (saturates: pass)
+    assert [v.verdict for v in saturation_verdicts("x", vals(lambda i: -i))] == \
+        ["fail", "pass"]
+    assert [v.verdict for v in saturation_verdicts("x", vals(lambda i: i * i))] == \
+        ["pass", "fail"]          # rises, returns grow
+    assert [v.verdict for v in saturation_verdicts("x", vals(lambda i: -1 / i),
+                                                   higher_is_better=False)] == ["fail", "fail"]
+    with pytest.raises(ValueError, match="at least 3"):
+        saturation_verdicts("x", {1: {0: 1.0}, 2: {0: 2.0}})

@@ -437,13 +437,15 @@ def test_neural_list_json(capsys):
     rows = json.loads(capsys.readouterr().out)["experiments"]
     names = {r["name"] for r in rows}
     assert names == {"localscgdam-fashionmnist", "fcsg-auprc-mnist", "comfedl-drfl-mnist",
-                     "feddro-adult-fairness", "feddro-cifar10-st", "fcsg-maml-omniglot"}
+                     "feddro-adult-fairness", "feddro-cifar10-st", "fcsg-maml-omniglot",
+                     "feddro-adult-local-steps", "feddro-cifar10-st-local-steps"}
     assert all(r["data_needs"] for r in rows)
 
 
 @pytest.mark.parametrize("name", ["localscgdam-fashionmnist", "fcsg-auprc-mnist",
                                   "comfedl-drfl-mnist", "feddro-adult-fairness",
-                                  "feddro-cifar10-st", "fcsg-maml-omniglot"])
+                                  "feddro-cifar10-st", "fcsg-maml-omniglot",
+                                  "feddro-adult-local-steps", "feddro-cifar10-st-local-steps"])
 def test_smoke_run(name, tmp_path, capsys):
     import pandas as pd
     from fedcomp.cli import main

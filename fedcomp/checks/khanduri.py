@@ -47,7 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fedcomp.checks.stored import experiment_check
+from fedcomp.checks.stored import AT, experiment_check, local_steps_check
+from fedcomp.neural.experiments import LOCAL_STEPS
 from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measurement
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
@@ -698,12 +699,21 @@ CLAIMS += [
           kind="experiment",
           predicted={"train accuracy": ["DS-FedDRO", ">", "FedDRO", ">",
                                         "FastDRO, PDSGD, MBSGD", ">", "FedAvg (Case II)"]},
-          not_checked="needs CIFAR-10/100 (python batches, not on this machine or in any "
-                      "package list here) and a GPU: ResNet20 on 8 clients for >= 90 rounds x 4 "
-                      "learning rates x 3 seeds x 6 algorithms. fedcomp has the CIFAR10-ST setup "
-                      "(`fedcomp neural run feddro-cifar10-st`, FedDRO, DS-FedDRO, FedAvg Case II, "
-                      "MBSGD) but not FastDRO or PDSGD, and the paper gives neither lambda nor "
-                      "beta; CIFAR100-ST is not set up"),
+          reading="the training-accuracy ordering on CIFAR10-ST only (CIFAR100-ST is not set "
+                  "up), paired by seed at 95 %, from `fedcomp neural run feddro-cifar10-st` "
+                  "(FedDRO, DS-FedDRO, FedAvg Case II, MBSGD; FastDRO and PDSGD are not "
+                  "implemented and not judged); 'comparable or better test accuracy' has no "
+                  "threshold and is not judged",
+          check=experiment_check(
+              "feddro-cifar10-st", ("train_accuracy",),
+              {"": {"DS-FedDRO": "ds-feddro", "FedDRO": "feddro", "MBSGD": "mbsgd",
+                    "FedAvg (Case II)": "fedavg-case2"}},
+              "ResNet20, 8 clients, batch 16, I = 1, learning rate tuned in {0.001, 0.01, 0.05, "
+              "0.1} and dropped 10x after 90 rounds, 3 seeds; the number of rounds is not "
+              "stated in our copy",
+              key="train accuracy",
+              note="eta 0.1 without the drop, KL-DRO lambda 1 and beta 0.1 (the paper gives "
+                   "neither), server rates 1.3 (ours)")),
     Claim(id="khanduri.fig2", paper=PAPER, location="Section 6, Figure 2",
           statement="On Adult with equality-of-opportunity constraints (logistic regression) "
                     "FedDRO and DS-FedDRO reach higher test accuracy than GCIVR and the "
@@ -723,14 +733,31 @@ CLAIMS += [
               "{0.001, 0.01, 0.05, 0.1}, rounds and seeds not stated in our copy",
               key="test accuracy",
               note="8 clients, batch 16, eta 0.05, beta 0.1, penalty 1 (ours)")),
-    Claim(id="khanduri.fig3", paper=PAPER, location="Section 6, Figures 3-4",
-          statement="Increasing I first improves FedDRO and DS-FedDRO (CIFAR10-ST/CIFAR100-ST, "
-                    "Adult) and then saturates because of client drift.",
-          kind="experiment", predicted={"performance vs I rises then saturates": True},
-          not_checked="needs CIFAR-10/100 and UCI Adult (not on this machine), a GPU for "
-                      "ResNet20 with several values of I and 3 seeds; the paper gives neither "
-                      "the values of I nor the budget at which performance is compared, so "
-                      "'saturates' has no threshold to test"),
+    *[Claim(id=f"khanduri.{fig}{'' if at == 'rounds' else '.iterations'}", paper=PAPER,
+            location=f"Section 6, Figure {fig[-1]}",
+            statement=f"As I increases, FedDRO and DS-FedDRO first improve ({data}), then their "
+                      "performance saturates (client drift).",
+            kind="experiment", predicted={"performance vs I rises then saturates": True},
+            reading=(f"{metric.replace('_', ' ')} compared {AT[at]}"
+                     + (" (the paper's explanation: 'reduced communication overhead')"
+                        if at == "rounds" else " (the other reading: equal computation)")
+                     + f"; I in {list(LOCAL_STEPS)} (the paper prints no grid); rises: the gain "
+                       "from I = 1 to 2 is above 0, saturates: the gain from I = 8 to 16 is below "
+                       "the gain from 1 to 2, both paired by seed at 95 % (the paper gives no "
+                       "threshold for 'saturates'); every method must hold"),
+            check=local_steps_check(
+                experiment, metric, {"FedDRO": "feddro", "DS-FedDRO": "ds-feddro"}, at,
+                budget, key="performance vs I rises then saturates", note=note))
+      for fig, data, experiment, metric, budget, note in (
+          ("fig3", "CIFAR10-ST; the paper also shows CIFAR100-ST, not set up here",
+           "feddro-cifar10-st-local-steps", "train_accuracy",
+           "ResNet20 as in Figure 1; the values of I and the rounds are not printed",
+           "eta 0.1, beta 0.1, lambda 1, server rates 1.3 (ours)"),
+          ("fig4", "Adult, equality of opportunity",
+           "feddro-adult-local-steps", "test_accuracy",
+           "logistic regression as in Figure 2; the values of I and the rounds are not printed",
+           "8 clients, batch 16, eta 0.05, beta 0.1, penalty 1, server rates 1.4 (ours)"))
+      for at in ("rounds", "iterations")],
 ]
 
 

@@ -61,6 +61,29 @@ def _curve_records(stored, metric, arms):
     return [] if df.empty else df[df["arm"].isin(arms)].to_dict("records")
 
 
+def _stored(experiment, paper_budget, note):
+    """(the stored runs or None, the values every stored-run measurement starts from)."""
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural.store import default_root, load
+    exp = E.get(experiment)
+    stored = load(experiment)
+    where = default_root() / experiment
+    base = {"experiment": experiment, "paper_budget": paper_budget, "note": note,
+            "data_needs": exp.data_needs, "source": str(where), "present": stored is not None}
+    if stored is None:
+        data = " --data-dir DIR" if "--data-dir" in exp.data_needs else ""
+        base["command"] = (f"fedcomp neural run {experiment} --seeds 3{data} --out "
+                           f"results/neural/{experiment} (then fedcomp verify)")
+    return stored, base
+
+
+def _absent(predicted, v) -> CheckResult:
+    return CheckResult("inconclusive", predicted, None,
+                       f"no stored runs of {v['experiment']} ({v['source']}); it needs "
+                       f"{v['data_needs']}; run `{v['command']}` where the data are "
+                       f"(the paper used {v['paper_budget']})")
+
+
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,
                      key: str = "ordering", points: str = "final", higher_is_better=True,
                      note: str = "") -> Check:
@@ -75,18 +98,10 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         raise ValueError(f"points must be 'final' or 'all', got {points!r}")
 
     def measure(profile, out_dir) -> Measurement:
-        from fedcomp.neural import experiments as E
-        from fedcomp.neural.store import default_root, load
-        exp = E.get(experiment)
-        stored = load(experiment)
-        where = default_root() / experiment
-        cmd = (f"fedcomp neural run {experiment} --seeds 3 --out results/neural/{experiment}"
-               " (then fedcomp verify)")
-        base = {"experiment": experiment, "paper_budget": paper_budget, "note": note,
-                "data_needs": exp.data_needs, "source": str(where)}
+        stored, base = _stored(experiment, paper_budget, note)
         if stored is None:
-            return Measurement(values={**base, "present": False, "command": cmd},
-                               detail=f"no stored runs of {experiment} in {where}")
+            return Measurement(values=base, detail=f"no stored runs of {experiment} in "
+                                                   f"{base['source']}")
         values = {**base, "present": True, "command": stored.manifest["command"],
                   "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
         div = stored.diverged()
@@ -134,10 +149,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         order = tiers(predicted[key])
         mapped = {meth for arms in cells.values() for meth in arms}
         if not v["present"]:
-            return CheckResult("inconclusive", predicted, None,
-                               f"no stored runs of {v['experiment']} ({v['source']}); it needs "
-                               f"{v['data_needs']}; run `{v['command']}` where the data are "
-                               f"(the paper used {v['paper_budget']})")
+            return _absent(predicted, v)
         parts, reasons, unmeasured = [], [], set()
         if v.get("missing"):
             parts.append("inconclusive")
@@ -224,5 +236,131 @@ def synthetic_measurement(predicted, key, cells, metrics, points, higher_is_bett
                     meth[method] = {"points": pts, "diverged": {}}
             cells_v[cell][metric] = meth
     return Measurement(values={"experiment": "synthetic", "present": True, "cells": cells_v,
+                               "seeds": list(seeds), "budget": "synthetic",
+                               "paper_budget": "synthetic", "command": "none", "note": ""})
+
+
+# --- "performance rises with I, then saturates" (FedDRO Figures 3-4) ---------------------------
+AT = {"rounds": "after the same number of communication rounds R = T / max(I) (the arm with I "
+                "local steps at t = R I)",
+      "iterations": "after the same number of local steps T (the arm with I local steps after "
+                    "T / I rounds)"}
+
+
+def local_steps_check(experiment: str, metric: str, methods: dict, at: str, paper_budget: str,
+                      key: str, note: str = "") -> Check:
+    """The Check of "`metric` first improves as the local steps I grow, then saturates" on the
+    stored runs of an I sweep (arms ``PREFIX/I=i``, e.g. feddro-adult-local-steps), judged per
+    method with :func:`fedcomp.rates.verdict.saturation_verdicts` on the values `at`:
+
+    * ``"rounds"``: every arm after the same number of communication rounds (the runs are
+      evaluated every T / max(I) iterations, so the arm with I steps has a value at t = T I /
+      max(I));
+    * ``"iterations"``: every arm at the end, after the same local computation.
+
+    methods : {method name used in the claim: arm prefix}
+    The claim's prediction ``{key: True}`` passes when every method rises then saturates, fails
+    when one of them does not (its first step loses at 95 %, or its returns grow), and is
+    inconclusive otherwise; ``{key: False}`` the reverse.
+    """
+    if at not in AT:
+        raise ValueError(f"at must be one of {sorted(AT)}, got {at!r}")
+
+    def measure(profile, out_dir) -> Measurement:
+        stored, base = _stored(experiment, paper_budget, note)
+        if stored is None:
+            return Measurement(values=base, detail=f"no stored runs of {experiment} in "
+                                                   f"{base['source']}")
+        T = int(stored.manifest["iterations"])
+        table = stored.table
+        grid = sorted({int(a.split("/I=")[1]) for a in stored.arms if "/I=" in a})
+        div = stored.diverged()
+        values = {**base, "command": stored.manifest["command"], "budget": stored.budget(),
+                  "seeds": stored.seeds, "at": at, "methods": {}, "problems": []}
+        records = []
+        for method, prefix in methods.items():
+            per_i = {}
+            for i in grid:
+                arm = f"{prefix}/I={i}"
+                g = table[table["arm"] == arm]
+                if g.empty:
+                    values["problems"].append(f"no stored runs of {arm}")
+                    continue
+                t_at = T if at == "iterations" else (T // grid[-1]) * i
+                row = g[g["t"] == t_at]
+                vals = {}
+                for s in stored.seeds:
+                    d = div.get(arm, {}).get(s)
+                    r = row[row["seed"] == s]
+                    if d is not None and d <= t_at:
+                        values["problems"].append(f"{arm} diverged at t = {d} (seed {s})")
+                    elif r.empty or not math.isfinite(float(r[metric].iloc[0])):
+                        values["problems"].append(f"{arm} has no {metric} at t = {t_at} "
+                                                  f"(seed {s}): evaluated elsewhere")
+                    else:
+                        vals[s] = float(r[metric].iloc[0])
+                per_i[str(i)] = vals
+                if len(vals) >= 2:
+                    from fedcomp.rates.seeds import mean_interval
+                    iv = mean_interval(list(vals.values()))
+                    records.append({"arm": method, "t": i, "mean": iv.mean, "low": iv.low,
+                                    "high": iv.high, "n": iv.n})
+            values["methods"][method] = per_i
+        figures = []
+        if records:
+            from fedcomp.figures.neural import parameter_figure
+            figures.append(plot(f"figures/{experiment}-{metric}-{at}.png", parameter_figure,
+                                records, "local steps I", metric,
+                                f"{experiment}: {metric} at equal {at} (mean, 95 % "
+                                f"interval over {len(stored.seeds)} seeds)"))
+        return Measurement(values=values, figures=figures,
+                           detail=f"stored runs of {experiment}: {stored.budget()}")
+
+    def judge(predicted, m: Measurement) -> CheckResult:
+        from fedcomp.rates.verdict import combine, saturation_verdicts
+        v = m.values
+        if not v["present"]:
+            return _absent(predicted, v)
+        reasons, per_method = [], {}
+        for method, per_i in v["methods"].items():
+            vals = {int(i): d for i, d in per_i.items() if len(d) == len(v["seeds"])}
+            if len(vals) < 3 or len(vals) < len(per_i):
+                per_method[method] = None
+                reasons.append(f"{method}: values at {sorted(vals)} only, all seeds needed at "
+                               "3 or more values of I")
+                continue
+            parts = saturation_verdicts(f"{method} {metric}", vals)
+            verdict = combine([p.verdict for p in parts])
+            per_method[method] = {"pass": True, "fail": False}.get(verdict)
+            means = ", ".join(f"I={i}: {sum(d.values()) / len(d):.4f}"
+                              for i, d in sorted(vals.items()))
+            reasons.append(f"{method} ({means}): " + "; ".join(p.reason for p in parts))
+        held = list(per_method.values())
+        measured = (False if any(h is False for h in held) else
+                    True if held and all(h is True for h in held) else None)
+        verdict = ("inconclusive" if measured is None else
+                   "pass" if measured == bool(predicted[key]) else "fail")
+        detail = "; ".join(reasons)
+        if v["problems"]:
+            detail += "; " + "; ".join(v["problems"])
+        detail += (f"; compared {AT[v['at']]}; budget: {v['budget']}; the paper: "
+                   f"{v['paper_budget']}")
+        if v.get("note"):
+            detail += f"; {v['note']}"
+        return CheckResult(verdict, predicted, {"rises then saturates": measured,
+                                                "per method": per_method}, detail)
+
+    measure.__qualname__ = f"stored[{experiment}, I sweep at equal {at}]"
+    measure.synthetic = lambda predicted: _synthetic_saturation(methods, at)
+    return Check(measure, judge, lambda pred: [{**pred, key: not pred[key]}])
+
+
+def _synthetic_saturation(methods, at, seeds=(0, 1, 2)) -> Measurement:
+    """A measurement in which every method rises then saturates by a wide margin (0.9 - 0.1 / I,
+    seed noise 1e-3), for the mutation tests."""
+    per = {str(i): {s: 0.9 - 0.1 / i + 1e-3 * math.sin(s + i) for s in seeds}
+           for i in (1, 2, 4, 8, 16)}
+    return Measurement(values={"experiment": "synthetic", "present": True, "at": at,
+                               "methods": {m: per for m in methods}, "problems": [],
                                "seeds": list(seeds), "budget": "synthetic",
                                "paper_budget": "synthetic", "command": "none", "note": ""})

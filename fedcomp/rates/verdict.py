@@ -25,6 +25,9 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
 * :func:`equal_verdict` -- a value or expression claimed exactly (numbers with a tolerance, sympy
   expressions by simplification).
 * :func:`ordering_verdict` -- "A beats B" from a paired-by-seed interval of the difference.
+* :func:`saturation_verdicts` -- "performance first rises with a parameter, then saturates"
+  (FedDRO's local steps I) from paired-by-seed gains: rises when the first step's gain is above
+  0, saturates when the last step's gain is below the first's (diminishing returns), each at 95 %.
 * :func:`combine` -- several parts: fail if any fails, pass if all pass, else inconclusive.
 """
 from __future__ import annotations
@@ -211,6 +214,34 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     if diff_high < 0:
         return Verdict("fail", f"{head}: the reverse ordering holds at 95 %")
     return Verdict("inconclusive", f"{head}: the interval contains 0")
+
+
+def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True) -> list:
+    """"`name` first rises with the parameter, then saturates" on ``values`` = {parameter:
+    {seed: metric}} (at least three parameter values; seeds paired). Two :func:`ordering_verdict`
+    parts: **rises**, the gain of the first step (smallest to second-smallest parameter) is above
+    0 (fail: the metric drops at once); **saturates**, the gain of the last step (second-largest
+    to largest) is below the first step's gain, paired by seed (fail: the returns grow rather
+    than diminish; a metric that falls at the end passes, as "diminishing returns" in the
+    paper's words). The grid is the caller's: a claim without a printed grid is judged on it."""
+    from fedcomp.rates.seeds import paired_difference
+    keys = sorted(values)
+    if len(keys) < 3:
+        raise ValueError(f"values needs at least 3 parameter values, got {keys}")
+    sign = 1.0 if higher_is_better else -1.0
+
+    def gain(lo, hi):
+        common = set(values[lo]) & set(values[hi])
+        return {s: sign * (values[hi][s] - values[lo][s]) for s in common}
+
+    first, last = gain(keys[0], keys[1]), gain(keys[-2], keys[-1])
+    zero = {s: 0.0 for s in first}
+    rise = paired_difference(first, zero)
+    sat = paired_difference(first, last)
+    return [ordering_verdict(f"{name} rises ({keys[0]} -> {keys[1]}: gain above 0)",
+                             rise.low, rise.high, rise.mean, rise.n),
+            ordering_verdict(f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
+                             f"{keys[-2]} -> {keys[-1]})", sat.low, sat.high, sat.mean, sat.n)]
 
 
 def combine(verdicts: list[str]) -> str:

@@ -210,3 +210,33 @@ def test_saturation_rule():
                                                    higher_is_better=False)] == ["fail", "fail"]
     with pytest.raises(ValueError, match="at least 3"):
         saturation_verdicts("x", {1: {0: 1.0}, 2: {0: 2.0}})
+
+
+def test_rounds_points_compare_every_arm_after_the_same_rounds(monkeypatch, tmp_path):
+    # the local-steps sweep store again: at the fewest common rounds (T/16 = 10) the arm with
+    # I steps is read at t = 10 I; a metric of the rounds alone ties there, while a metric of
+    # the iterations alone orders the arms by I
+    from fedcomp.checks.stored import joint_check
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    cells = {"": {"I16": "feddro/I=16", "I1": "feddro/I=1"}}
+
+    def check(key):
+        return experiment_check(LS, ("test_accuracy",), cells, "paper", key=key,
+                                points="rounds")
+
+    _sweep(tmp_path / LS, lambda p, i, t: 0.5 + t / 1000)    # the iterations alone
+    pred = {"a": ["I16", ">", "I1"], "b": ["I1", ">", "I16"]}
+    r = check("a").judge(pred, check("a").measure("quick", tmp_path))
+    assert r.verdict == "pass" and "at round 10" in r.detail
+    # two parts judged together: one fails, so the claim fails; both hold, it passes
+    both = joint_check(check("a"), check("b"))
+    m = both.measure("quick", tmp_path)
+    r = both.judge(pred, m)
+    assert r.verdict == "fail" and "part 1 (pass)" in r.detail and "part 2 (fail)" in r.detail
+    assert both.judge({"a": pred["a"], "b": pred["a"]}, m).verdict == "pass"
+    assert [both.judge(w, m).verdict for w in both.wrong({"a": pred["a"], "b": pred["a"]})] \
+        == ["fail", "fail"]
+    _sweep(tmp_path / "r" / LS, lambda p, i, t: 0.9 - 0.5 / (1 + t // i), noise=0.0)  # rounds
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "r"))
+    r = check("a").judge(pred, check("a").measure("quick", tmp_path))
+    assert r.verdict == "inconclusive" and "the interval contains 0" in r.detail

@@ -438,14 +438,16 @@ def test_neural_list_json(capsys):
     names = {r["name"] for r in rows}
     assert names == {"localscgdam-fashionmnist", "fcsg-auprc-mnist", "comfedl-drfl-mnist",
                      "feddro-adult-fairness", "feddro-cifar10-st", "fcsg-maml-omniglot",
-                     "feddro-adult-local-steps", "feddro-cifar10-st-local-steps"}
+                     "feddro-adult-local-steps", "feddro-cifar10-st-local-steps",
+                     "comfedl-drfl-mnist-sweep"}
     assert all(r["data_needs"] for r in rows)
 
 
 @pytest.mark.parametrize("name", ["localscgdam-fashionmnist", "fcsg-auprc-mnist",
                                   "comfedl-drfl-mnist", "feddro-adult-fairness",
                                   "feddro-cifar10-st", "fcsg-maml-omniglot",
-                                  "feddro-adult-local-steps", "feddro-cifar10-st-local-steps"])
+                                  "feddro-adult-local-steps", "feddro-cifar10-st-local-steps",
+                                  "comfedl-drfl-mnist-sweep"])
 def test_smoke_run(name, tmp_path, capsys):
     import pandas as pd
     from fedcomp.cli import main

@@ -56,6 +56,13 @@ def reversed_tiers(pred, key="ordering"):
     return [{**pred, key: list(reversed(pred[key]))}]
 
 
+def _at_round(g, r, metric) -> float:
+    """The metric of one run where it has done exactly r communication rounds (its first
+    evaluation there; NaN when it has none)."""
+    hit = g[g["round"] == r].sort_values("t")
+    return float(hit[metric].iloc[0]) if len(hit) else math.nan
+
+
 def _curve_records(stored, metric, arms):
     df = stored.curves(metric)
     return [] if df.empty else df[df["arm"].isin(arms)].to_dict("records")
@@ -91,11 +98,14 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
 
     cells : {cell name: {method name used in the claim: arm label of the experiment}}
     metrics : the metrics judged (each must order the methods)
-    points : "final" (the last evaluation) or "all" (every evaluation after t = 0: "above
-        consistently over training")
+    points : "final" (the last evaluation), "all" (every evaluation after t = 0: "above
+        consistently over training") or "rounds" (every arm after the same number of
+        communication rounds R, the fewest any arm of the cell completes: the arms of a sweep
+        over local steps, evaluated where each has done R rounds; an arm without an evaluation
+        there has no value, and the claim is inconclusive)
     """
-    if points not in ("final", "all"):
-        raise ValueError(f"points must be 'final' or 'all', got {points!r}")
+    if points not in ("final", "all", "rounds"):
+        raise ValueError(f"points must be 'final', 'all' or 'rounds', got {points!r}")
 
     def measure(profile, out_dir) -> Measurement:
         stored, base = _stored(experiment, paper_budget, note)
@@ -109,6 +119,8 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         figures = []
         for cell, arms in cells.items():
             per_metric = {}
+            ran = [table[table["arm"] == a] for a in arms.values()]
+            common = min((int(g["round"].max()) for g in ran if not g.empty), default=0)
             for metric in metrics:
                 meth = {}
                 for method, arm in arms.items():
@@ -121,6 +133,10 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                         continue
                     if points == "final":
                         pts = {"final": stored.finals(metric)[arm]}
+                    elif points == "rounds":
+                        pts = {f"round {common}": {
+                            int(s): _at_round(gs, common, metric)
+                            for s, gs in g.groupby("seed")}}
                     else:
                         pts = {}
                         for t, gt in g[g["t"] > 0].groupby("t"):
@@ -194,10 +210,11 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                     continue
                                 iv = paired_difference({s: sign * x for s, x in va.items()},
                                                        {s: sign * x for s, x in vb.items()})
-                                label = name if pt == "final" else f"{name} at t = {pt}"
+                                label = (name if pt == "final" else f"{name} at {pt}"
+                                         if points == "rounds" else f"{name} at t = {pt}")
                                 vd = ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n)
                                 parts.append(vd.verdict)
-                                if pt == "final" or vd.verdict != "pass":
+                                if points != "all" or vd.verdict != "pass":
                                     reasons.append(vd.reason)
         verdict = combine(parts) if parts else "inconclusive"
         if points == "all" and parts:
@@ -364,3 +381,29 @@ def _synthetic_saturation(methods, at, seeds=(0, 1, 2)) -> Measurement:
                                "methods": {m: per for m in methods}, "problems": [],
                                "seeds": list(seeds), "budget": "synthetic",
                                "paper_budget": "synthetic", "command": "none", "note": ""})
+
+
+def joint_check(*checks: Check) -> Check:
+    """One claim made of several stored-run checks, each judging its own key of the prediction
+    (e.g. huang.fig2's tau ordering and gamma ordering): fail if one part fails, pass if all
+    pass, else inconclusive; its wrong predictions are every part's."""
+    from fedcomp.rates.verdict import combine
+
+    def measure(profile, out_dir) -> Measurement:
+        ms = [c.measure(profile, out_dir) for c in checks]
+        return Measurement(values={"parts": [m.values for m in ms]},
+                           figures=[f for m in ms for f in m.figures],
+                           detail="; ".join(m.detail for m in ms))
+
+    def judge(predicted, m: Measurement) -> CheckResult:
+        rs = [c.judge(predicted, Measurement(values=v))
+              for c, v in zip(checks, m.values["parts"])]
+        return CheckResult(combine([r.verdict for r in rs]), predicted,
+                           [r.measured for r in rs],
+                           " || ".join(f"part {i + 1} ({r.verdict}): {r.detail}"
+                                       for i, r in enumerate(rs)))
+
+    measure.__qualname__ = " + ".join(c.measure.__qualname__ for c in checks)
+    measure.synthetic = lambda predicted: Measurement(values={"parts": [
+        c.measure.synthetic(predicted).values for c in checks]})
+    return Check(measure, judge, lambda pred: [w for c in checks for w in c.wrong(pred)])

@@ -46,6 +46,11 @@ def _run(args):
             iv = res["intervals"].get(k)
             band = f" [{iv[0]:.4f}, {iv[1]:.4f}]" if iv and iv[2] > 1 else ""
             print(f"  {k:<40} {v:.4f}{band}")
+        for arm, at in res["diverged"].items():
+            runs = ", ".join(f"seed {s} at iteration {t}" for s, t in at.items())
+            left = ("no final values" if len(at) == len(res["seeds"])
+                    else "its means above leave these seeds out")
+            print(f"  {arm + ':':<40} diverged ({runs}); {left}")
         if args.out:
             print(f"store, table and figure in {args.out}")
     return 0

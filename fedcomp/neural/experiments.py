@@ -609,7 +609,7 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
                    eval_every: int | None = None, seeds: int = 1, command: str | None = None,
                    batched: bool | None = None) -> dict:
     """Run one experiment for ``seeds`` seeds (seed, seed + 1, ...); returns {"experiment",
-    "device", "metrics", "intervals", "rounds", "seconds", "seeds", "ran", "resumed"}.
+    "device", "metrics", "intervals", "diverged", "rounds", "seconds", "seeds", "ran", "resumed"}.
 
     Each seed builds the experiment anew (its data split, model initialisation and minibatch
     draws all follow the seed). ``metrics["ARM/METRIC"]`` is the mean over seeds of the final
@@ -712,14 +712,14 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         table = table[table["seed"].isin(seed_list)]
     else:
         table = pd.concat(frames, ignore_index=True)
-    metrics, intervals = _summary(table, exp.metrics)
+    metrics, intervals, diverged = _summary(table, exp.metrics)
     if "round" in table:
         rounds = max(rounds, int(table["round"].max()))
     if store is not None:
         write_outputs(name, table, out, exp.metrics, write_store=False)
     return {"experiment": name, "device": dev, "metrics": metrics, "intervals": intervals,
-            "rounds": int(rounds), "seconds": float(seconds), "seeds": seed_list, "ran": ran,
-            "resumed": resumed}
+            "diverged": diverged, "rounds": int(rounds), "seconds": float(seconds),
+            "seeds": seed_list, "ran": ran, "resumed": resumed}
 
 
 def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None) -> str:
@@ -758,25 +758,29 @@ def _frame(rows, name, rid):
 
 
 def _summary(table, metric_names):
-    """Mean over seeds of each arm's final metrics and their 95 % intervals."""
+    """Mean over seeds of each arm's final metrics and their 95 % intervals, over the seeds that
+    did not diverge (an arm whose every seed diverged has no value: never NaN), and
+    {arm: {seed: iteration}} of the runs that diverged."""
     from fedcomp.rates.seeds import mean_interval
-    metrics, intervals = {}, {}
+    metrics, intervals, diverged = {}, {}, {}
     for arm, g in table.groupby("arm", sort=False):
         finals = g.sort_values("t").groupby("seed").tail(1)
         div = finals["diverged_at"].notna() if "diverged_at" in finals else finals["t"] < 0
         metrics[f"{arm}/diverged"] = float(div.mean())
+        if div.any():
+            diverged[arm] = {int(s): int(d) for s, d in
+                             zip(finals.loc[div, "seed"], finals.loc[div, "diverged_at"])}
         for m in metric_names:
             if m not in finals:
                 continue
             v = finals.loc[~div, m].astype(float)
             v = v[np.isfinite(v)]
             if not len(v):
-                metrics[f"{arm}/{m}"] = math.nan
                 continue
             iv = mean_interval(v)
             metrics[f"{arm}/{m}"] = iv.mean
             intervals[f"{arm}/{m}"] = [iv.low, iv.high, iv.n]
-    return metrics, intervals
+    return metrics, intervals, diverged
 
 
 def write_outputs(name, rows, out, metric_names, write_store: bool = True):

@@ -78,9 +78,7 @@ def _stored(experiment, paper_budget, note):
     base = {"experiment": experiment, "paper_budget": paper_budget, "note": note,
             "data_needs": exp.data_needs, "source": str(where), "present": stored is not None}
     if stored is None:
-        data = " --data-dir DIR" if "--data-dir" in exp.data_needs else ""
-        base["command"] = (f"fedcomp neural run {experiment} --seeds 3{data} --out "
-                           f"results/neural/{experiment} (then fedcomp verify)")
+        base["command"] = exp.command(f"results/neural/{experiment}") + " (then fedcomp verify)"
     return stored, base
 
 

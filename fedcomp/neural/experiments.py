@@ -16,7 +16,6 @@ each experiment's ``notes``.
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,12 @@ class Experiment:
     build: callable = field(repr=False)
     default_iterations: int = 1000
     smoke_iterations: int = 8
+
+    def command(self, out) -> str:
+        """The command that stores this experiment's runs (3 seeds, its default budget) in
+        folder `out`; ``--data-dir DIR`` where its data are a user's folder."""
+        data = " --data-dir DIR" if "--data-dir" in self.data_needs else ""
+        return f"fedcomp neural run {self.name} --seeds 3 --out {out}{data}"
 
     def describe(self) -> dict:
         return {"name": self.name, "paper": self.paper, "description": self.description,

@@ -30,6 +30,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 BEGIN = "<!-- BEGIN fedcomp neural report -->"
 END = "<!-- END fedcomp neural report -->"
 COMMAND = "fedcomp neural report --docs docs/neural.md"
@@ -159,8 +161,14 @@ def _budget(exp, stored) -> list[str]:
     gap = (f" (the experiment's full-scale default: {exp.default_iterations})"
            if iters != exp.default_iterations else " (the experiment's full-scale default)")
     every = m.get("eval_every")
+    if not every:
+        # the arms' own spacing (every model round, or a sweep's fixed spacing): from the runs
+        gaps = {int(d) for _, g in stored.table.groupby(["arm", "seed"])
+                for d in np.diff(np.sort(g["t"].unique())) if d > 0}
+        spacing = (f"every {gaps.pop()} iterations" if len(gaps) == 1 else
+                   "at each arm's own spacing (every model round unless the experiment sets one)")
     lines.append(f"- iterations per run: {iters}{gap}; evaluated "
-                 + (f"every {every} iterations" if every else "every round"))
+                 + (f"every {every} iterations" if every else spacing))
     seed_text = f"- seeds: {', '.join(str(s) for s in seeds)} (n = {len(seeds)})"
     if m.get("seeds") is not None and sorted(m["seeds"]) != seeds:
         seed_text += (f"; the manifest's last command ran seeds "
@@ -202,7 +210,7 @@ def section(name: str, root=None, figures_dir=None, rel_to=None) -> str:
     if stored is None:
         shown_root = _shown(Path(root) if root is not None else default_root())
         out += [f"No stored runs in `{_shown(folder)}`. To produce them:", "",
-                "```", f"fedcomp neural run {name} --seeds 3 --out {shown_root}/{name}", "```",
+                "```", exp.command(f"{shown_root}/{name}"), "```",
                 "", f"Data needed: {exp.data_needs}.", ""]
         return "\n".join(out)
     out += [f"Stored runs in `{_shown(folder)}`:", ""]

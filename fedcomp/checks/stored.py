@@ -326,7 +326,7 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
             from fedcomp.figures.neural import parameter_figure
             figures.append(plot(f"figures/{experiment}-{metric}-{at}.png", parameter_figure,
                                 records, "local steps I", metric,
-                                f"{experiment}: {metric} at equal {at} (mean, 95 % "
+                                f"{experiment}: {metric} at equal {at}\n(mean, 95 % "
                                 f"interval over {len(stored.seeds)} seeds)"))
         return Measurement(values=values, figures=figures,
                            detail=f"stored runs of {experiment}: {stored.budget()}")

@@ -57,6 +57,10 @@ def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):
         if ok.any():
             ax.fill_between(x[ok], low[ok], high[ok], color=c, alpha=0.18, lw=0)
     ax.set_xscale("log", base=2)
+    ticks = sorted({r["t"] for r in records})
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.minorticks_off()
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{metric} (mean over seeds, 95 % band)")
     ax.set_title(title, fontsize=9)

@@ -63,6 +63,12 @@ def _at_round(g, r, metric) -> float:
     return float(hit[metric].iloc[0]) if len(hit) else math.nan
 
 
+def _digest(obj) -> str:
+    import hashlib
+    import json
+    return hashlib.sha256(json.dumps(obj).encode()).hexdigest()[:6]
+
+
 def _curve_records(stored, metric, arms):
     df = stored.curves(metric)
     return [] if df.empty else df[df["arm"].isin(arms)].to_dict("records")
@@ -144,15 +150,24 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                 per_metric[metric] = meth
             values["cells"][cell] = per_metric
             present = [a for a in arms.values() if a in stored.arms]
+            by_arm = {a: m for m, a in arms.items()}
             for metric in metrics:
                 recs = _curve_records(stored, metric, present)
                 if recs:
                     from fedcomp.figures.neural import curves_figure
+                    # one figure per content: claims that map the same arms the same way
+                    # share it; another mapping (ComFedL at gamma 0.5 or 2) gets its own name
+                    part = ("" if key == "ordering" else "-" + key.split()[0]) + "-" + _digest(
+                        [sorted(arms.items()), points == "rounds"])
                     figures.append(plot(
-                        f"figures/{experiment}-{metric}{('-' + cell) if cell else ''}.png"
-                        .replace("=", "").replace(" ", ""), curves_figure, recs, metric,
+                        f"figures/{experiment}-{metric}{('-' + cell) if cell else ''}{part}.png"
+                        .replace("=", "").replace(" ", ""), curves_figure,
+                        [{**r, "arm": by_arm[r["arm"]]} for r in recs], metric,
                         f"{experiment}{' ' + cell if cell else ''}: {metric} "
-                        f"(mean, 95 % interval over {len(stored.seeds)} seeds)"))
+                        f"(mean, 95 % interval over {len(stored.seeds)} seeds)",
+                        x="round" if points == "rounds" else "t",
+                        diverged={by_arm[a]: div[a] for a in present if a in div},
+                        compare_at=common if points == "rounds" else None))
         return Measurement(values=values, figures=figures,
                            detail=f"stored runs of {experiment}: {stored.budget()}")
 

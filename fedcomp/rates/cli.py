@@ -35,6 +35,17 @@ def _check_sweep_args(args) -> None:
                          f"{args.connect_timeout:g}")
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
+    # output paths before the work: they used to fail after every run had finished (--figure),
+    # losing the results, or with a FileExistsError traceback (--store at a file)
+    from fedcomp import _validate as V
+    if args.store is not None:
+        V.output_dir("--store", args.store)
+    if args.figure is not None:
+        if len(args.T) < 2 and len(args.K) < 2:
+            raise ValueError("--figure needs at least two --T or two --K values (a fit to draw)")
+        from matplotlib.backend_bases import FigureCanvasBase
+        V.output_file("--figure", args.figure,
+                      formats=set(FigureCanvasBase.get_supported_filetypes()))
 
 
 def _sweep(args) -> int:
@@ -66,11 +77,6 @@ def _sweep(args) -> int:
                      "n_points": fit.n_points, "n_dropped": fit.n_dropped,
                      "dropped_x": fit.dropped_x, "n_missing_runs": fit.n_missing_runs,
                      "losses": fit.losses()})
-    if args.figure and fits:
-        from fedcomp.figures.rates import rate_figure
-        over, fixed, _ = fits[0]
-        rate_figure(summary, args.figure, over=over, predicted=-0.5,
-                    title=f"{args.algorithm} on {args.problem}", **fixed)
     if args.json:
         print(json.dumps(clean({"fits": rows, "runs": len(summary),
                                  "diverged": int(summary["diverged"].sum())}), indent=2))
@@ -82,6 +88,11 @@ def _sweep(args) -> int:
                   f"{r['verdict']}" + (f" ({r['losses']})" if r["losses"] else ""))
         print(f"{len(summary)} runs ({int(summary['diverged'].sum())} diverged)"
               + (f"; stored in {args.store}" if args.store else ""))
+    if args.figure and fits:  # after the results are printed: a figure never costs them
+        from fedcomp.figures.rates import rate_figure
+        over, fixed, _ = fits[0]
+        rate_figure(summary, args.figure, over=over, predicted=-0.5,
+                    title=f"{args.algorithm} on {args.problem}", **fixed)
     return 0
 
 

@@ -358,3 +358,89 @@ def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
                 os.kill(int(m.name.split("-")[1]), signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# -- 1b. the same within one process: two ResultStore objects, one writing, one re-opened ------
+
+def _part(i):
+    return pd.DataFrame({"run_id": [f"r{i}"], "config_hash": ["c"], "seed": [i], "t": [0],
+                         "value": [float(i)]})
+
+
+def test_opening_a_store_inside_every_write_window_deletes_nothing(tmp_path, monkeypatch):
+    """Deterministic interleaving: every write opens a second ResultStore on the same folder at
+    the worst moment (its temporary file written, not yet renamed). Every write must land."""
+    writer = ResultStore(tmp_path)
+    seen = []
+    real_fsync = os.fsync
+
+    def fsync_then_open(fd):
+        real_fsync(fd)
+        tmps = sorted(p.name for p in tmp_path.glob(".tmp-*"))
+        ResultStore(tmp_path)  # the other object: opening cleans stale files only
+        assert sorted(p.name for p in tmp_path.glob(".tmp-*")) == tmps
+        seen.append(len(tmps))
+
+    monkeypatch.setattr(os, "fsync", fsync_then_open)
+    for i in range(20):
+        writer.write(_part(i))
+    assert seen == [1] * 20  # the opener ran while each write's temporary file existed
+    assert ResultStore(tmp_path).finished() == {f"r{i}" for i in range(20)}
+    assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_a_writer_thread_and_an_opener_loop_share_a_store(tmp_path):
+    import threading
+    n, errors = 100, []
+    done = threading.Event()
+
+    def write():
+        try:
+            store = ResultStore(tmp_path)
+            for i in range(n):
+                store.write(_part(i))
+        except BaseException as exc:  # noqa: BLE001 -- reported by the assertion below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    t = threading.Thread(target=write)
+    t.start()
+    opened = 0
+    while not done.is_set() or opened == 0:
+        ResultStore(tmp_path)
+        opened += 1
+    t.join()
+    assert errors == []
+    assert ResultStore(tmp_path).finished() == {f"r{i}" for i in range(n)}
+
+
+def test_a_stale_temporary_file_of_a_dead_writer_is_removed_on_open(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    from fedcomp.runner.store import _host, identity
+    me = identity()
+    stale = tmp_path / f".tmp-{_host()}-{dead.pid}-{me['token']}-part-c-0-00000000.parquet"
+    mine = tmp_path / f".tmp-{_host()}-{me['pid']}-{me['token']}-part-c-1-00000000.parquet"
+    stale.write_bytes(b"half a part")
+    mine.write_bytes(b"being written")
+    ResultStore(tmp_path)
+    assert not stale.exists()
+    assert mine.exists()  # this process is alive: its file stays
+
+
+# -- 6b. a fit that divergence leaves with too few points is inconclusive and says why ----------
+
+def test_a_fit_left_with_two_points_is_inconclusive_and_says_what_was_dropped():
+    x = np.array([10.0, 20.0, 40.0, 80.0])
+    values = np.tile(x ** -0.5, (6, 1)) * np.exp(0.01 * np.arange(6))[:, None]
+    values[:, 2:] = np.nan  # every run at x = 40 and 80 diverged
+    fit = fit_exponent(x, values, n_boot=200)
+    assert (fit.n_points, fit.n_dropped, fit.dropped_x) == (2, 2, [40.0, 80.0])
+    v = upper_bound_verdict(fit, -0.5)
+    assert v.verdict == "inconclusive"
+    assert "2 grid point(s) dropped" in v.reason and "diverged or missing" in v.reason
+    assert "x = 40, 80" in v.reason and "fewer than 3 usable grid points" in v.reason
+    values[:, 1] = np.nan  # one point left: no fit at all, and the error says why
+    with pytest.raises(ValueError, match=r"3 of 4 had no finite run \(diverged or missing\)"):
+        fit_exponent(x, values, n_boot=200)

@@ -178,6 +178,7 @@ def test_corrupt_parts_are_quarantined_and_recomputed(tmp_path):
 @pytest.mark.parametrize("argv, names", [
     (["sweep", "feddro", "--seeds", "0"], "--seeds"),
     (["sweep", "feddro", "--seeds", "-3"], "--seeds"),
+    (["verify", "--claim", "khanduri.thm4.3", "--workers", "0"], "--workers"),
     (["sweep", "feddro", "--max-records", "0"], "--max-records"),
     (["sweep", "feddro", "--workers", "0"], "--workers"),
     (["sweep", "feddro", "--T", "0", "64"], "--T"),
@@ -197,6 +198,34 @@ def test_bad_cli_arguments_give_one_line_errors(argv, names, capsys):
     assert "Traceback" not in err
 
 
+def test_verify_refuses_an_address_without_dask_before_any_claim_runs(monkeypatch, tmp_path,
+                                                                       capsys):
+    from fedcomp import report
+    ran = []
+    monkeypatch.setattr(report, "_run_one", lambda *a: ran.append(a))
+    rc = main(["verify", "--claim", "khanduri.thm4.3", "--address", "tcp://127.0.0.1:1",
+               "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == ["fedcomp: error: --address needs --executor dask"]
+    assert ran == [] and not (tmp_path / "r" / "report.json").exists()
+
+
+def test_set_executor_checks_its_arguments():
+    from fedcomp.rates.measure import DEFAULT_EXECUTOR, set_executor
+    saved = dict(DEFAULT_EXECUTOR)
+    try:
+        for kw, msg in (({"executor": "threads"}, r"executor must be one of inprocess, "),
+                        ({"workers": 0}, r"workers must be an integer >= 1, got 0"),
+                        ({"executor": "inprocess", "address": "tcp://h:1"},
+                         r"address is only used with executor='dask'")):
+            with pytest.raises(ValueError, match=msg):
+                set_executor(**kw)
+            assert DEFAULT_EXECUTOR == saved  # a refused call changes nothing
+    finally:
+        DEFAULT_EXECUTOR.clear()
+        DEFAULT_EXECUTOR.update(saved)
+
+
 def test_simulate_many_rejects_an_int_for_seeds(small_lq):
     with pytest.raises(ValueError, match=r"seeds must be an iterable of non-negative integers"):
         fedcomp.simulate_many(small_lq, "feddro", seeds=5, iterations=10, beta=0.5)
@@ -209,6 +238,39 @@ def test_run_spec_rejects_wrong_arguments():
         RunSpec(CTOR, ARGS, "feddro", {**PARAMS, "etta": 0.1})
     with pytest.raises(ValueError, match=r"unknown algorithm"):
         RunSpec(CTOR, ARGS, "fedsgd", PARAMS)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"eta": -0.1}, r"eta must be in \(0, inf\), got -0.1"),
+    ({"eta": "fast"}, r"eta must be a real number in \(0, inf\)"),
+    ({"iterations": 0}, r"iterations must be an integer >= 1, got 0"),
+    ({"local_steps": 0}, r"local_steps must be an integer >= 1, got 0"),
+    ({"record_every": 2.5}, r"record_every must be an integer >= 1"),
+    ({"beta": 1.5}, r"beta"),
+    ({"stochastic": "yes"}, r"stochastic must be True or False"),
+    ({"iterations": 2, "local_steps": 5}, r"local_steps must be <= iterations .*allow_no_sync"),
+    ({"x0": [[0.0, 1.0, 0.0]]}, r"x0 must have 1 dimensions"),
+    ({"x0": [0.0, "a", 0.0]}, r"x0 must be an array of real numbers"),
+])
+def test_run_spec_rejects_bad_values_where_it_is_written(params, message):
+    """A value simulate would refuse fails when the spec is built, not in a worker after the
+    sweep has started (and not only when the run is not in the store yet)."""
+    with pytest.raises(ValueError, match=message):
+        RunSpec(CTOR, ARGS, "feddro", {**PARAMS, **params})
+
+
+def test_run_spec_takes_simulate_defaults_and_an_explicit_no_round_opt_in():
+    assert RunSpec(CTOR, ARGS, "feddro", {"beta": 0.5}).params == {"beta": 0.5}
+    spec = RunSpec(CTOR, ARGS, "feddro", {**PARAMS, "iterations": 2, "local_steps": 5,
+                                          "allow_no_sync": True})
+    table = run_specs([spec], executor="inprocess", progress=False)
+    assert (table["rounds_total"] == 0).all()
+
+
+def test_run_specs_rejects_a_single_spec_in_place_of_a_list():
+    with pytest.raises(ValueError, match=r"specs must be an iterable of RunSpec objects .*got "
+                                         r"RunSpec"):
+        run_specs(_specs(seeds=[0])[0], executor="inprocess", progress=False)
 
 
 def test_local_steps_above_iterations_needs_an_explicit_opt_in(small_lq):

@@ -506,7 +506,8 @@ def _report_cli(args) -> int:
     report = json.loads(src.read_text())
     command = args.command or f"fedcomp verify --profile {report['profile']} --out {args.dir}"
     if args.docs:
-        _atomic_write(Path(args.docs), docs_markdown(report, command))
+        from fedcomp._validate import output_file
+        _atomic_write(output_file("--docs", args.docs), docs_markdown(report, command))
         print(f"wrote {args.docs}")
     else:
         print(summary_markdown(report, command))

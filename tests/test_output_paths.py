@@ -116,3 +116,37 @@ def test_a_figure_path_without_suffix_is_written_as_png(tmp_path):
     out = style.save(fig, tmp_path / "plain")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir()] == ["plain"]  # no temporary file left
+
+
+def test_docs_and_neural_output_paths_fail_before_the_work(tmp_path, monkeypatch, capsys):
+    """The other commands that write: ``report DIR --docs``, ``neural report --docs`` and
+    ``neural run --out`` (the last used to name the store folder inside --out, not --out)."""
+    f, _ = _bad_paths(tmp_path)
+    work = []
+
+    def forbidden(*a, **k):
+        work.append(a)
+        raise AssertionError("the work started before the output paths were checked")
+
+    from fedcomp import report
+    from fedcomp.neural import report as neural_report
+    monkeypatch.setattr(report, "docs_markdown", forbidden)
+    monkeypatch.setattr(neural_report, "update_docs", forbidden)
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "report.json").write_text('{"profile": "quick", "claims": []}')
+    cases = [(["report", str(tmp_path / "r"), "--docs", f"{f}/x.md"], "--docs folder"),
+             (["neural", "report", "--docs", f"{f}/x.md"], "--docs folder")]
+    try:
+        from fedcomp.neural import experiments
+        monkeypatch.setattr(experiments, "run_experiment", forbidden)
+        cases.append((["neural", "run", "comfedl-drfl-mnist", "--smoke", "--out", f"{f}/x"],
+                      "--out"))
+    except ImportError:  # pragma: no cover - the neural extra is not installed
+        pass
+    for argv, option in cases:
+        rc = main(argv)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert rc == 2 and len(err) == 1, (argv, err)
+        assert err[0].startswith(f"fedcomp: error: {option} ")
+        assert "not a directory" in err[0].lower()
+    assert work == []

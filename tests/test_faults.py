@@ -506,3 +506,34 @@ def test_a_fit_left_with_two_points_is_inconclusive_and_says_what_was_dropped():
     values[:, 1] = np.nan  # one point left: no fit at all, and the error says why
     with pytest.raises(ValueError, match=r"3 of 4 had no finite run \(diverged or missing\)"):
         fit_exponent(x, values, n_boot=200)
+
+
+def test_sweep_command_reports_fits_that_divergence_shrank_or_prevented(monkeypatch, capsys):
+    """Runs diverged at the largest T's: the fit at K=2 keeps 2 of 4 points (inconclusive,
+    the reason names the dropped points), the one at K=3 keeps 1 (no fit: inconclusive with the
+    reason, not an error after all the runs); the sweep's output is printed either way."""
+    import json
+
+    from fedcomp.rates.measure import Sweep
+    Ts, rows = [32, 64, 128, 256], []
+    for K, n_ok in ((2, 2), (3, 1)):
+        for i, T in enumerate(Ts):
+            for seed in range(3):
+                ok = i < n_ok
+                rows.append({"T": T, "K": K, "seed": seed, "diverged": not ok,
+                             "avg_grad_sq": T ** -0.5 * (1 + 0.01 * seed) if ok else np.nan})
+    monkeypatch.setattr(Sweep, "run", lambda self, *a, **k: pd.DataFrame(rows))
+    rc = main(["sweep", "feddro", "--T", *map(str, Ts), "--K", "2", "3", "--seeds", "3",
+               "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"] == 24 and out["diverged"] == 2 * 3 + 3 * 3
+    by = {(f["over"], f.get("K"), f.get("T")): f for f in out["fits"]}
+    k2, k3, over_k = by[("T", 2, None)], by[("T", 3, None)], by[("K", None, 256)]
+    assert k2["verdict"] == "inconclusive" and k2["n_points"] == 2
+    assert k2["dropped_x"] == [128.0, 256.0]
+    assert "2 grid point(s) dropped" in k2["reason"] and "x = 128, 256" in k2["reason"]
+    assert "fewer than 3 usable grid points" in k2["reason"]
+    for row in (k3, over_k):
+        assert row["verdict"] == "inconclusive" and row["slope"] is None
+        assert "no fit" in row["reason"] and "diverged or missing" in row["reason"]

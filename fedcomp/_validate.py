@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from pathlib import Path
 
 import numpy as np
 
@@ -59,10 +60,9 @@ def seed_value(name: str, value) -> int:
     return int(value)
 
 
-def output_dir(name: str, path) -> "Path":
+def output_dir(name: str, path) -> Path:
     """A directory the command may write into, checked (and created) before any work starts:
     an existing non-directory or an uncreatable path is a ValueError naming the option."""
-    from pathlib import Path
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise ValueError(f"{name} {p} exists and is not a directory")
@@ -72,4 +72,26 @@ def output_dir(name: str, path) -> "Path":
         raise ValueError(f"{name} {p} cannot be created: {exc.strerror or exc}") from None
     if not os.access(p, os.W_OK):
         raise ValueError(f"{name} {p} is not writable")
+    return p
+
+
+def output_file(name: str, path, formats=None) -> Path:
+    """A file the command will write, checked before any work starts: not an existing directory,
+    not an existing read-only file, its folder creatable and writable (checked and created as in
+    :func:`output_dir`) and, when `formats` is given, a suffix among them (e.g. the image formats
+    a figure can be saved in). Each failure is a ValueError naming the option."""
+    p = Path(path)
+    if str(path) == "" or p.name in ("", ".", ".."):
+        raise ValueError(f"{name} must be a file path, got {str(path)!r}")
+    if p.is_dir():
+        raise ValueError(f"{name} {p} is a directory; give a file path")
+    if formats is not None:
+        suffix = p.suffix.lower().lstrip(".")
+        if suffix not in formats:
+            raise ValueError(f"{name} {p} must end in one of "
+                             f"{', '.join('.' + f for f in sorted(formats))}, got "
+                             f"{'.' + suffix if suffix else 'no suffix'}")
+    output_dir(f"{name} folder", p.parent)
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ValueError(f"{name} {p} exists and is not writable")
     return p

@@ -506,7 +506,8 @@ def _report_cli(args) -> int:
     report = json.loads(src.read_text())
     command = args.command or f"fedcomp verify --profile {report['profile']} --out {args.dir}"
     if args.docs:
-        _atomic_write(Path(args.docs), docs_markdown(report, command))
+        from fedcomp._validate import output_file
+        _atomic_write(output_file("--docs", args.docs), docs_markdown(report, command))
         print(f"wrote {args.docs}")
     else:
         print(summary_markdown(report, command))
@@ -528,6 +529,12 @@ def _verify_cli(args) -> int:
         if c.check is None:
             raise ValueError(f"--predict: claim {c.id} has no check ({c.not_checked})")
         predict = {c.id: parse_user_prediction(args.predict, c.predicted, c.id)}
+    # checked under their option names before any claim runs: a bad value used to make every
+    # sweep-based claim inconclusive (exit 0) instead of an error
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1, got {args.workers}")
+    if args.address is not None and args.executor != "dask":
+        raise ValueError("--address needs --executor dask")
     from fedcomp.rates.measure import DEFAULT_EXECUTOR
     saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,

@@ -178,6 +178,7 @@ def test_corrupt_parts_are_quarantined_and_recomputed(tmp_path):
 @pytest.mark.parametrize("argv, names", [
     (["sweep", "feddro", "--seeds", "0"], "--seeds"),
     (["sweep", "feddro", "--seeds", "-3"], "--seeds"),
+    (["verify", "--claim", "khanduri.thm4.3", "--workers", "0"], "--workers"),
     (["sweep", "feddro", "--max-records", "0"], "--max-records"),
     (["sweep", "feddro", "--workers", "0"], "--workers"),
     (["sweep", "feddro", "--T", "0", "64"], "--T"),
@@ -197,6 +198,34 @@ def test_bad_cli_arguments_give_one_line_errors(argv, names, capsys):
     assert "Traceback" not in err
 
 
+def test_verify_refuses_an_address_without_dask_before_any_claim_runs(monkeypatch, tmp_path,
+                                                                       capsys):
+    from fedcomp import report
+    ran = []
+    monkeypatch.setattr(report, "_run_one", lambda *a: ran.append(a))
+    rc = main(["verify", "--claim", "khanduri.thm4.3", "--address", "tcp://127.0.0.1:1",
+               "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == ["fedcomp: error: --address needs --executor dask"]
+    assert ran == [] and not (tmp_path / "r" / "report.json").exists()
+
+
+def test_set_executor_checks_its_arguments():
+    from fedcomp.rates.measure import DEFAULT_EXECUTOR, set_executor
+    saved = dict(DEFAULT_EXECUTOR)
+    try:
+        for kw, msg in (({"executor": "threads"}, r"executor must be one of inprocess, "),
+                        ({"workers": 0}, r"workers must be an integer >= 1, got 0"),
+                        ({"executor": "inprocess", "address": "tcp://h:1"},
+                         r"address is only used with executor='dask'")):
+            with pytest.raises(ValueError, match=msg):
+                set_executor(**kw)
+            assert DEFAULT_EXECUTOR == saved  # a refused call changes nothing
+    finally:
+        DEFAULT_EXECUTOR.clear()
+        DEFAULT_EXECUTOR.update(saved)
+
+
 def test_simulate_many_rejects_an_int_for_seeds(small_lq):
     with pytest.raises(ValueError, match=r"seeds must be an iterable of non-negative integers"):
         fedcomp.simulate_many(small_lq, "feddro", seeds=5, iterations=10, beta=0.5)
@@ -209,6 +238,39 @@ def test_run_spec_rejects_wrong_arguments():
         RunSpec(CTOR, ARGS, "feddro", {**PARAMS, "etta": 0.1})
     with pytest.raises(ValueError, match=r"unknown algorithm"):
         RunSpec(CTOR, ARGS, "fedsgd", PARAMS)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"eta": -0.1}, r"eta must be in \(0, inf\), got -0.1"),
+    ({"eta": "fast"}, r"eta must be a real number in \(0, inf\)"),
+    ({"iterations": 0}, r"iterations must be an integer >= 1, got 0"),
+    ({"local_steps": 0}, r"local_steps must be an integer >= 1, got 0"),
+    ({"record_every": 2.5}, r"record_every must be an integer >= 1"),
+    ({"beta": 1.5}, r"beta"),
+    ({"stochastic": "yes"}, r"stochastic must be True or False"),
+    ({"iterations": 2, "local_steps": 5}, r"local_steps must be <= iterations .*allow_no_sync"),
+    ({"x0": [[0.0, 1.0, 0.0]]}, r"x0 must have 1 dimensions"),
+    ({"x0": [0.0, "a", 0.0]}, r"x0 must be an array of real numbers"),
+])
+def test_run_spec_rejects_bad_values_where_it_is_written(params, message):
+    """A value simulate would refuse fails when the spec is built, not in a worker after the
+    sweep has started (and not only when the run is not in the store yet)."""
+    with pytest.raises(ValueError, match=message):
+        RunSpec(CTOR, ARGS, "feddro", {**PARAMS, **params})
+
+
+def test_run_spec_takes_simulate_defaults_and_an_explicit_no_round_opt_in():
+    assert RunSpec(CTOR, ARGS, "feddro", {"beta": 0.5}).params == {"beta": 0.5}
+    spec = RunSpec(CTOR, ARGS, "feddro", {**PARAMS, "iterations": 2, "local_steps": 5,
+                                          "allow_no_sync": True})
+    table = run_specs([spec], executor="inprocess", progress=False)
+    assert (table["rounds_total"] == 0).all()
+
+
+def test_run_specs_rejects_a_single_spec_in_place_of_a_list():
+    with pytest.raises(ValueError, match=r"specs must be an iterable of RunSpec objects .*got "
+                                         r"RunSpec"):
+        run_specs(_specs(seeds=[0])[0], executor="inprocess", progress=False)
 
 
 def test_local_steps_above_iterations_needs_an_explicit_opt_in(small_lq):
@@ -358,3 +420,120 @@ def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path):
                 os.kill(int(m.name.split("-")[1]), signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# -- 1b. the same within one process: two ResultStore objects, one writing, one re-opened ------
+
+def _part(i):
+    return pd.DataFrame({"run_id": [f"r{i}"], "config_hash": ["c"], "seed": [i], "t": [0],
+                         "value": [float(i)]})
+
+
+def test_opening_a_store_inside_every_write_window_deletes_nothing(tmp_path, monkeypatch):
+    """Deterministic interleaving: every write opens a second ResultStore on the same folder at
+    the worst moment (its temporary file written, not yet renamed). Every write must land."""
+    writer = ResultStore(tmp_path)
+    seen = []
+    real_fsync = os.fsync
+
+    def fsync_then_open(fd):
+        real_fsync(fd)
+        tmps = sorted(p.name for p in tmp_path.glob(".tmp-*"))
+        ResultStore(tmp_path)  # the other object: opening cleans stale files only
+        assert sorted(p.name for p in tmp_path.glob(".tmp-*")) == tmps
+        seen.append(len(tmps))
+
+    monkeypatch.setattr(os, "fsync", fsync_then_open)
+    for i in range(20):
+        writer.write(_part(i))
+    assert seen == [1] * 20  # the opener ran while each write's temporary file existed
+    assert ResultStore(tmp_path).finished() == {f"r{i}" for i in range(20)}
+    assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_a_writer_thread_and_an_opener_loop_share_a_store(tmp_path):
+    import threading
+    n, errors = 100, []
+    done = threading.Event()
+
+    def write():
+        try:
+            store = ResultStore(tmp_path)
+            for i in range(n):
+                store.write(_part(i))
+        except BaseException as exc:  # noqa: BLE001 -- reported by the assertion below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    t = threading.Thread(target=write)
+    t.start()
+    opened = 0
+    while not done.is_set() or opened == 0:
+        ResultStore(tmp_path)
+        opened += 1
+    t.join()
+    assert errors == []
+    assert ResultStore(tmp_path).finished() == {f"r{i}" for i in range(n)}
+
+
+def test_a_stale_temporary_file_of_a_dead_writer_is_removed_on_open(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    from fedcomp.runner.store import _host, identity
+    me = identity()
+    stale = tmp_path / f".tmp-{_host()}-{dead.pid}-{me['token']}-part-c-0-00000000.parquet"
+    mine = tmp_path / f".tmp-{_host()}-{me['pid']}-{me['token']}-part-c-1-00000000.parquet"
+    stale.write_bytes(b"half a part")
+    mine.write_bytes(b"being written")
+    ResultStore(tmp_path)
+    assert not stale.exists()
+    assert mine.exists()  # this process is alive: its file stays
+
+
+# -- 6b. a fit that divergence leaves with too few points is inconclusive and says why ----------
+
+def test_a_fit_left_with_two_points_is_inconclusive_and_says_what_was_dropped():
+    x = np.array([10.0, 20.0, 40.0, 80.0])
+    values = np.tile(x ** -0.5, (6, 1)) * np.exp(0.01 * np.arange(6))[:, None]
+    values[:, 2:] = np.nan  # every run at x = 40 and 80 diverged
+    fit = fit_exponent(x, values, n_boot=200)
+    assert (fit.n_points, fit.n_dropped, fit.dropped_x) == (2, 2, [40.0, 80.0])
+    v = upper_bound_verdict(fit, -0.5)
+    assert v.verdict == "inconclusive"
+    assert "2 grid point(s) dropped" in v.reason and "diverged or missing" in v.reason
+    assert "x = 40, 80" in v.reason and "fewer than 3 usable grid points" in v.reason
+    values[:, 1] = np.nan  # one point left: no fit at all, and the error says why
+    with pytest.raises(ValueError, match=r"3 of 4 had no finite run \(diverged or missing\)"):
+        fit_exponent(x, values, n_boot=200)
+
+
+def test_sweep_command_reports_fits_that_divergence_shrank_or_prevented(monkeypatch, capsys):
+    """Runs diverged at the largest T's: the fit at K=2 keeps 2 of 4 points (inconclusive,
+    the reason names the dropped points), the one at K=3 keeps 1 (no fit: inconclusive with the
+    reason, not an error after all the runs); the sweep's output is printed either way."""
+    import json
+
+    from fedcomp.rates.measure import Sweep
+    Ts, rows = [32, 64, 128, 256], []
+    for K, n_ok in ((2, 2), (3, 1)):
+        for i, T in enumerate(Ts):
+            for seed in range(3):
+                ok = i < n_ok
+                rows.append({"T": T, "K": K, "seed": seed, "diverged": not ok,
+                             "avg_grad_sq": T ** -0.5 * (1 + 0.01 * seed) if ok else np.nan})
+    monkeypatch.setattr(Sweep, "run", lambda self, *a, **k: pd.DataFrame(rows))
+    rc = main(["sweep", "feddro", "--T", *map(str, Ts), "--K", "2", "3", "--seeds", "3",
+               "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"] == 24 and out["diverged"] == 2 * 3 + 3 * 3
+    by = {(f["over"], f.get("K"), f.get("T")): f for f in out["fits"]}
+    k2, k3, over_k = by[("T", 2, None)], by[("T", 3, None)], by[("K", None, 256)]
+    assert k2["verdict"] == "inconclusive" and k2["n_points"] == 2
+    assert k2["dropped_x"] == [128.0, 256.0]
+    assert "2 grid point(s) dropped" in k2["reason"] and "x = 128, 256" in k2["reason"]
+    assert "fewer than 3 usable grid points" in k2["reason"]
+    for row in (k3, over_k):
+        assert row["verdict"] == "inconclusive" and row["slope"] is None
+        assert "no fit" in row["reason"] and "diverged or missing" in row["reason"]

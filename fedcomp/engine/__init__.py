@@ -96,11 +96,11 @@ class BatchResult:
         return np.stack([getattr(r, metric) for r in self.runs])
 
 
-def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
-             record_every, hyper, allow_no_sync=False):
-    if not isinstance(problem, Problem):
-        raise ValueError(f"problem must be a fedcomp.problems.Problem, got {type(problem).__name__}")
-    alg = _get_algorithm(algorithm)
+def _check_schedule(alg, iterations, eta, local_steps, stochastic, record_every, hyper,
+                    allow_no_sync=False):
+    """The checks of simulate's arguments that need no problem: (T, I, record_every, eta,
+    resolved hyperparameters), or a ValueError naming the parameter and its range. RunSpec
+    calls it too, so a bad value fails where the spec is written, not in a worker later."""
     T = V.positive_int("iterations", iterations)
     I = V.positive_int("local_steps", local_steps)
     alg.check_local_steps(I)
@@ -116,7 +116,16 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
     eta_v = V.real_in("eta", eta, 0.0)
     if not isinstance(stochastic, (bool, np.bool_)):
         raise ValueError(f"stochastic must be True or False, got {stochastic!r}")
-    resolved = alg.resolve_hyper(eta_v, I, hyper)
+    return T, I, rec, eta_v, alg.resolve_hyper(eta_v, I, hyper)
+
+
+def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
+             record_every, hyper, allow_no_sync=False):
+    if not isinstance(problem, Problem):
+        raise ValueError(f"problem must be a fedcomp.problems.Problem, got {type(problem).__name__}")
+    alg = _get_algorithm(algorithm)
+    T, I, rec, eta_v, resolved = _check_schedule(alg, iterations, eta, local_steps, stochastic,
+                                                 record_every, hyper, allow_no_sync)
     values = [eta_v, *resolved.values()]
     if problem.structure not in alg.structures:
         raise ValueError(f"algorithm {alg.name!r} solves {', '.join(alg.structures)} problems; "

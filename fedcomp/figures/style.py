@@ -139,7 +139,10 @@ def save(fig, path, verdicts: dict | None = None) -> Path:
     if verdicts is not None and path.suffix.lower() == ".png":
         meta = {BADGE_KEY: json.dumps(verdicts, sort_keys=True)}
     try:
-        fig.savefig(tmp, dpi=DPI, metadata=meta)
+        # the format from the final name: the temporary name's suffix would be 'tmp-<pid>'
+        # for a path without one
+        fmt = path.suffix.lower().lstrip(".") or plt.rcParams["savefig.format"]
+        fig.savefig(tmp, dpi=DPI, metadata=meta, format=fmt)
         os.replace(tmp, path)
     finally:
         plt.close(fig)

@@ -28,6 +28,9 @@ def _list(args):
 def _run(args):
     from fedcomp.neural import experiments as E
     from fedcomp.neural.data import DataNotFound
+    if args.out is not None:  # before the work (and named as the option the user gave)
+        from fedcomp._validate import output_dir
+        output_dir("--out", args.out)
     try:
         res = E.run_experiment(args.name, device=args.device, smoke=args.smoke, out=args.out,
                                iterations=args.iterations, seed=args.seed,
@@ -65,6 +68,9 @@ def _report(args):
     if not args.docs:
         print(R.markdown(args.root, command=command), end="")
         return 0
+    from fedcomp._validate import output_dir, output_file
+    output_file("--docs", args.docs)
+    output_dir("--docs figures folder", Path(args.docs).parent / "figures" / "neural")
     R.update_docs(args.docs, args.root, command)
     print(f"wrote the block between the markers of {args.docs} and its figures in "
           f"{Path(args.docs).parent / 'figures' / 'neural'}")

@@ -35,12 +35,42 @@ def _check_sweep_args(args) -> None:
                          f"{args.connect_timeout:g}")
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
+    # output paths before the work: they used to fail after every run had finished (--figure),
+    # losing the results, or with a FileExistsError traceback (--store at a file)
+    from fedcomp import _validate as V
+    if args.store is not None:
+        V.output_dir("--store", args.store)
+    if args.figure is not None:
+        if len(args.T) < 2 and len(args.K) < 2:
+            raise ValueError("--figure needs at least two --T or two --K values (a fit to draw)")
+        from matplotlib.backend_bases import FigureCanvasBase
+        V.output_file("--figure", args.figure,
+                      formats=set(FigureCanvasBase.get_supported_filetypes()))
+
+
+def _fit_row(summary, over: str, fixed: dict) -> dict:
+    """One fit of the sweep as a row; with fewer than 2 grid points left by divergence there is
+    no fit, and the row is inconclusive with the reason (it used to end the command with an
+    error after every run had finished)."""
+    from fedcomp.rates.analysis import exponent
+    from fedcomp.rates.fit import upper_bound_verdict
+    try:
+        fit = exponent(summary, over, **fixed)
+    except ValueError as exc:
+        return {"over": over, **fixed, "slope": None, "interval": [None, None],
+                "predicted": -0.5, "verdict": "inconclusive", "reason": f"no fit: {exc}",
+                "n_seeds": None, "n_points": 0, "n_dropped": None, "dropped_x": None,
+                "n_missing_runs": None, "losses": str(exc)}
+    v = upper_bound_verdict(fit, -0.5)
+    return {"over": over, **fixed, "slope": fit.slope, "interval": [fit.low, fit.high],
+            "predicted": -0.5, "verdict": v.verdict, "reason": v.reason,
+            "n_seeds": fit.n_seeds, "n_points": fit.n_points, "n_dropped": fit.n_dropped,
+            "dropped_x": fit.dropped_x, "n_missing_runs": fit.n_missing_runs,
+            "losses": fit.losses()}
 
 
 def _sweep(args) -> int:
     """``fedcomp sweep``: a theorem-schedule sweep over T x K x seeds, stored and fitted."""
-    from fedcomp.rates.analysis import exponent
-    from fedcomp.rates.fit import upper_bound_verdict
     from fedcomp.rates.measure import Sweep
     from fedcomp.rates.schedules import theory_schedule
     _check_sweep_args(args)
@@ -54,34 +84,30 @@ def _sweep(args) -> int:
                      connect_timeout=args.connect_timeout)
     fits = []
     if len(args.T) >= 2:
-        for K in args.K:
-            fits.append(("T", {"K": K}, exponent(summary, "T", K=K)))
+        fits += [("T", {"K": K}) for K in args.K]
     if len(args.K) >= 2:
-        fits.append(("K", {"T": max(args.T)}, exponent(summary, "K", T=max(args.T))))
-    rows = []
-    for over, fixed, fit in fits:
-        v = upper_bound_verdict(fit, -0.5)
-        rows.append({"over": over, **fixed, "slope": fit.slope, "interval": [fit.low, fit.high],
-                     "predicted": -0.5, "verdict": v.verdict, "n_seeds": fit.n_seeds,
-                     "n_points": fit.n_points, "n_dropped": fit.n_dropped,
-                     "dropped_x": fit.dropped_x, "n_missing_runs": fit.n_missing_runs,
-                     "losses": fit.losses()})
-    if args.figure and fits:
-        from fedcomp.figures.rates import rate_figure
-        over, fixed, _ = fits[0]
-        rate_figure(summary, args.figure, over=over, predicted=-0.5,
-                    title=f"{args.algorithm} on {args.problem}", **fixed)
+        fits.append(("K", {"T": max(args.T)}))
+    rows = [_fit_row(summary, over, fixed) for over, fixed in fits]
     if args.json:
         print(json.dumps(clean({"fits": rows, "runs": len(summary),
                                  "diverged": int(summary["diverged"].sum())}), indent=2))
     else:
         for r in rows:
             fixed = ", ".join(f"{k}={r[k]}" for k in ("K", "T") if k in r)
+            if r["slope"] is None:  # no fit: too few grid points kept a finite run
+                print(f"E||grad Phi||^2 vs {r['over']} ({fixed}): {r['verdict']} "
+                      f"({r['reason']})")
+                continue
             print(f"E||grad Phi||^2 vs {r['over']} ({fixed}): slope {r['slope']:+.3f} "
                   f"[{r['interval'][0]:+.3f}, {r['interval'][1]:+.3f}], predicted <= -0.5: "
                   f"{r['verdict']}" + (f" ({r['losses']})" if r["losses"] else ""))
         print(f"{len(summary)} runs ({int(summary['diverged'].sum())} diverged)"
               + (f"; stored in {args.store}" if args.store else ""))
+    if args.figure and fits:  # after the results are printed: a figure never costs them
+        from fedcomp.figures.rates import rate_figure
+        over, fixed = fits[0]
+        rate_figure(summary, args.figure, over=over, predicted=-0.5,
+                    title=f"{args.algorithm} on {args.problem}", **fixed)
     return 0
 
 

@@ -131,7 +131,10 @@ def fit_exponent(x, values, n_boot: int = 2000, seed: int = 0, return_boot: bool
     if v.shape[1] != x.shape[0]:
         raise ValueError(f"values must have shape (n_seeds, {x.shape[0]}), got {v.shape}")
     finite = v[np.isfinite(v)]
-    if finite.size == 0 or finite.min() <= 0:
+    if finite.size == 0:
+        raise ValueError(f"no finite value to fit an exponent: none of the {v.size} run(s) at "
+                         f"the {x.size} grid point(s) is finite (diverged or missing)")
+    if finite.min() <= 0:
         raise ValueError("values must contain positive finite numbers (log-log fit)")
     keep = np.isfinite(v).sum(axis=0) > 0
     lost_x = x[~keep].tolist()

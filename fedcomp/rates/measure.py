@@ -34,7 +34,16 @@ DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR", "inprocess"),
 
 def set_executor(executor: str | None = None, address: str | None = None,
                  workers: int | None = None, progress: bool | None = None) -> None:
-    """Executor used by the rate checks (``fedcomp verify --executor ...`` sets it)."""
+    """Executor used by the rate checks (``fedcomp verify --executor ...`` sets it). Checked
+    here: a bad value used to surface only inside each check, as an inconclusive verdict."""
+    from fedcomp import _validate as V
+    from fedcomp.runner import EXECUTORS
+    if executor is not None and executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if workers is not None:
+        V.positive_int("workers", workers)
+    if address is not None and (executor or DEFAULT_EXECUTOR["executor"]) != "dask":
+        raise ValueError("address is only used with executor='dask'")
     if executor is not None:
         DEFAULT_EXECUTOR["executor"] = executor
     if address is not None:

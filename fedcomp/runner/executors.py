@@ -196,6 +196,9 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         16 if executor == "inprocess" else 4)
     connect_timeout = V.real_in("connect_timeout", connect_timeout, 0.0)
     poll_seconds = V.real_in("poll_seconds", poll_seconds, 0.0)
+    if isinstance(specs, (RunSpec, str, bytes, dict)) or not hasattr(specs, "__iter__"):
+        raise ValueError(f"specs must be an iterable of RunSpec objects (e.g. a list), got "
+                         f"{type(specs).__name__}")
     unique: OrderedDict[str, RunSpec] = OrderedDict()
     for s in specs:
         if not isinstance(s, RunSpec):

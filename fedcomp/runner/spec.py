@@ -113,6 +113,19 @@ def _check_params(algorithm: str, params: dict) -> None:
     if unknown:
         raise ValueError(f"params {unknown} are not arguments of fedcomp.simulate for "
                          f"{algorithm!r}; it accepts: {', '.join(sorted(allowed))}")
+    # and their values (eta <= 0, local_steps > iterations, beta outside its range, ...), with
+    # simulate's own checks and defaults
+    import inspect
+
+    from fedcomp.engine import _check_schedule, simulate
+    sim = {k: p.default for k, p in inspect.signature(simulate).parameters.items()
+           if k in SIM_KEYS}
+    sim.update({k: v for k, v in params.items() if k in SIM_KEYS})
+    _check_schedule(alg, sim["iterations"], sim["eta"], sim["local_steps"], sim["stochastic"],
+                    sim["record_every"], {k: v for k, v in params.items() if k not in SIM_KEYS},
+                    sim["allow_no_sync"])
+    if sim["x0"] is not None:
+        V.finite_array("x0", sim["x0"], ndim=1)
 
 
 def _check_problem_args(path: str, args: dict) -> None:

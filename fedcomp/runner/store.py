@@ -131,7 +131,13 @@ class ResultStore:
         from fedcomp import _validate as V
         self.path = Path(path)
         self.stale_after = V.real_in("stale_after", stale_after, 0.0)
-        self.path.mkdir(parents=True, exist_ok=True)
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"store path {self.path} exists and is not a directory")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # under a regular file, no permission, ...
+            raise ValueError(f"store path {self.path} cannot be created: "
+                             f"{exc.strerror or exc}") from None
         for leftover in self.path.glob(_TMP + "*"):
             if _stale(_tmp_owner(leftover.name), leftover, self.stale_after):
                 leftover.unlink(missing_ok=True)

@@ -364,3 +364,40 @@ def test_communication_claims_draw_their_predicted_slope(cid, measure_quick):
             plt.close(fig2)
     finally:
         plt.close(fig)
+
+
+# --- derived against printed (claims judged by exact comparisons) ----------------------------
+
+def test_derivation_ratios_and_figure():
+    from fedcomp.figures.derivation import derivation_figure, ratios
+    assert ratios({"name": "c", "measured": 2.0, "predicted": 1.0, "verdict": "fail"}).tolist() \
+        == [0.5]
+    # a constant twice too large in an expression: the ratio is 2 at every symbol value
+    r = ratios({"name": "e", "measured": "12*S_F*L", "predicted": "24*S_F*L", "verdict": "fail"})
+    assert len(r) == 64 and np.allclose(r, 2.0)
+    # a wrong power of a symbol: the ratio spreads over the sampled values
+    r = ratios({"name": "p", "measured": "G**4", "predicted": "G**2", "verdict": "fail"})
+    assert r.min() < 0.1 and r.max() > 10
+    # a derived zero has no ratio: nothing is drawn for it as data
+    assert ratios({"name": "z", "measured": 0.0, "predicted": 1.0, "verdict": "fail"}).size == 0
+    rows = [{"name": "c", "measured": 2.0, "predicted": 1.0, "verdict": "fail"},
+            {"name": "e", "measured": "12*S_F", "predicted": "12*S_F", "verdict": "pass"},
+            {"name": "z", "measured": 0.0, "predicted": 1.0, "verdict": "fail"}]
+    fig = derivation_figure(rows, "t")
+    try:
+        _assert_honest(fig, "derivation")
+        points = [line.get_xdata()[0] for line in fig.axes[0].get_lines()
+                  if line.get_marker() == "o"]
+        assert points == [0.5, 1.0]
+    finally:
+        plt.close(fig)
+
+
+def test_claims_judged_on_exact_comparisons_get_the_derivation_figure(measure_quick):
+    c = checks.get("wu.cor4.2.constants")
+    res = c.judge(measure_quick(c))
+    names = [f.name for f in res.figures]
+    assert names == ["figures/wu.cor4.2.constants-derived-vs-printed.png"]
+    # a claim with its own evidence figure does not get one
+    c = checks.get("huang.lem2")
+    assert not any("derived-vs-printed" in f.name for f in c.judge(measure_quick(c)).figures)

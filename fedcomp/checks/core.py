@@ -152,7 +152,9 @@ class Claim:
                 if not isinstance(p, Plot) or not p.claims or self.id in p.claims]
 
     def judge(self, measurement: Measurement) -> CheckResult:
-        res = self.check.judge(self.predicted, measurement)
+        from fedcomp.rates.verdict import recording_comparisons
+        with recording_comparisons() as compared:
+            res = self.check.judge(self.predicted, measurement)
         own = [replace(p, claims=(self.id,)) if isinstance(p, Plot) and not p.claims else p
                for p in res.figures]
         if res.bounds:
@@ -163,6 +165,13 @@ class Claim:
                             f"against the supremum and the largest value found",
                             claims=(self.id,)))
         shown = self.plots(measurement)
+        if compared and not shown and not own:
+            # judged on exact comparisons only: the derived-against-printed figure
+            from fedcomp.figures import plot
+            from fedcomp.figures.derivation import derivation_figure
+            own.append(plot(f"figures/{self.id}-derived-vs-printed.png", derivation_figure,
+                            compared[:24], f"{self.location} ({self.id}): printed against "
+                            "derived, per compared quantity", claims=(self.id,)))
         res.figures = shown + [f for f in own if f not in shown]
         if measurement.detail and measurement.detail not in res.detail:
             res.detail = f"{res.detail}; measured: {measurement.detail}"

@@ -32,6 +32,8 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from dataclasses import dataclass
 
@@ -177,6 +179,32 @@ def bound_constant_verdict(name: str, predicted_value: float, supremum: float,
                                f"certified")
 
 
+#: the comparisons :func:`equal_verdict` made while a :func:`recording_comparisons` block is
+#: open (a list of dicts: name, measured, predicted as numbers or expression strings, verdict);
+#: ``Claim.judge`` opens one to draw the derived-against-printed figure of a claim judged by
+#: exact comparisons. Outside such a block nothing is recorded.
+_COMPARISONS: contextvars.ContextVar = contextvars.ContextVar("fedcomp_comparisons", default=None)
+
+
+@contextlib.contextmanager
+def recording_comparisons():
+    """Collect the numeric and symbolic comparisons of :func:`equal_verdict` (booleans are not
+    collected: they have no magnitude to draw) made inside the block."""
+    rows = []
+    token = _COMPARISONS.set(rows)
+    try:
+        yield rows
+    finally:
+        _COMPARISONS.reset(token)
+
+
+def _record(name, measured, predicted, verdict):
+    rows = _COMPARISONS.get()
+    if rows is not None:
+        rows.append({"name": name, "measured": measured, "predicted": predicted,
+                     "verdict": verdict})
+
+
 def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:
     """Verdict for a value claimed exactly: numbers within tolerance, sympy expressions equal
     after simplification (strings are parsed, ``^`` read as power)."""
@@ -184,6 +212,8 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
     if isinstance(measured, (int, float)) and isinstance(predicted, (int, float)) \
             and not isinstance(predicted, bool):
         ok = abs(measured - predicted) <= atol + rtol * abs(predicted)
+        if not isinstance(measured, bool):
+            _record(name, float(measured), float(predicted), "pass" if ok else "fail")
         return Verdict("pass" if ok else "fail",
                        f"{name}: measured {measured:.10g}, predicted {predicted:.10g}"
                        + ("" if ok else f" (off by {measured - predicted:+.3g})"))
@@ -196,6 +226,7 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
     p = parse_expression(predicted, name) if isinstance(predicted, str) else sp.sympify(predicted)
     diff = sp.simplify(m - p)
     ok = diff == 0
+    _record(name, sp.sstr(m), sp.sstr(p), "pass" if ok else "fail")
     return Verdict("pass" if ok else "fail",
                    f"{name}: derived {sp.sstr(m)}, predicted {sp.sstr(p)}"
                    + ("" if ok else f" (difference {sp.sstr(diff)})"))

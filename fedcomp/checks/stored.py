@@ -88,6 +88,11 @@ def _stored(experiment, paper_budget, note):
     return stored, base
 
 
+def _nothing_stored(base) -> Measurement:
+    return Measurement(values=base, detail=f"no stored runs of {base['experiment']} in "
+                                           f"{base['source']}")
+
+
 def _absent(predicted, v) -> CheckResult:
     return CheckResult("inconclusive", predicted, None,
                        f"no stored runs of {v['experiment']} ({v['source']}); it needs "
@@ -114,8 +119,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
     def measure(profile, out_dir) -> Measurement:
         stored, base = _stored(experiment, paper_budget, note)
         if stored is None:
-            return Measurement(values=base, detail=f"no stored runs of {experiment} in "
-                                                   f"{base['source']}")
+            return _nothing_stored(base)
         values = {**base, "present": True, "command": stored.manifest["command"],
                   "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
         div = stored.diverged()
@@ -299,8 +303,7 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
     def measure(profile, out_dir) -> Measurement:
         stored, base = _stored(experiment, paper_budget, note)
         if stored is None:
-            return Measurement(values=base, detail=f"no stored runs of {experiment} in "
-                                                   f"{base['source']}")
+            return _nothing_stored(base)
         T = int(stored.manifest["iterations"])
         table = stored.table
         grid = sorted({int(a.split("/I=")[1]) for a in stored.arms if "/I=" in a})

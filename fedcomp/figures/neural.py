@@ -54,13 +54,7 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
     if compare_at is not None:
         ax.axvline(compare_at, color="0.3", ls="--", lw=1,
                    label=f"compared at {'t' if x == 't' else 'round'} = {compare_at:g}")
-    ax.set_xlabel("iteration t" if x == "t" else "communication round")
-    ax.set_ylabel(f"{metric} (mean over seeds, 95 % band)")
-    ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, "iteration t" if x == "t" else "communication round", metric, title)
 
 
 def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):
@@ -86,6 +80,10 @@ def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.minorticks_off()
+    return _finish(fig, ax, xlabel, metric, title)
+
+
+def _finish(fig, ax, xlabel, metric, title):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{metric} (mean over seeds, 95 % band)")
     ax.set_title(title, fontsize=9)

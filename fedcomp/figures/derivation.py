@@ -21,7 +21,8 @@ SAMPLES = 64
 def ratios(row: dict, samples: int = SAMPLES, seed: int = 0) -> np.ndarray:
     """printed / derived for one comparison row: one value for numbers, `samples` values at
     random positive symbol values for expressions; non-finite ratios (a zero derived value, a
-    pole) are dropped."""
+    pole) are dropped, and an expression that is not numeric (an unevaluated derivative) gives
+    none."""
     m, p = row["measured"], row["predicted"]
     if isinstance(m, (int, float)) and isinstance(p, (int, float)):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -35,12 +36,15 @@ def ratios(row: dict, samples: int = SAMPLES, seed: int = 0) -> np.ndarray:
         syms = sorted(em.free_symbols | ep.free_symbols, key=str)
         rng = np.random.default_rng(seed)
         vals = np.exp(rng.uniform(np.log(0.1), np.log(10.0), (samples, len(syms))))
-        fm = sp.lambdify(syms, em, "numpy")
-        fp = sp.lambdify(syms, ep, "numpy")
-        with np.errstate(all="ignore"):
-            a = np.broadcast_to(np.asarray(fm(*vals.T), dtype=complex), (samples,))
-            b = np.broadcast_to(np.asarray(fp(*vals.T), dtype=complex), (samples,))
-            r = (b / a)
+        try:
+            fm = sp.lambdify(syms, em, "numpy")
+            fp = sp.lambdify(syms, ep, "numpy")
+            with np.errstate(all="ignore"):
+                a = np.broadcast_to(np.asarray(fm(*vals.T), dtype=complex), (samples,))
+                b = np.broadcast_to(np.asarray(fp(*vals.T), dtype=complex), (samples,))
+                r = (b / a)
+        except Exception:   # an unevaluated derivative or function: no number to draw
+            return np.array([])
         r = np.where(np.abs(r.imag) <= 1e-12 * np.abs(r.real), r.real, np.nan)
     r = np.asarray(r, dtype=float)
     return r[np.isfinite(r)]
@@ -60,9 +64,10 @@ def derivation_figure(rows: list[dict], title: str):
         labels.append(textwrap.shorten(r["name"], 48, placeholder="..."))
         pos = rs[rs > 0]
         if not len(pos):
-            # no positive ratio (derived zero, opposite signs): said in text, never as data
-            ax.text(lo * 1.1, yi, "no positive ratio (sign or zero differs)", va="center",
-                    fontsize=7, color=c)
+            # no positive ratio (derived zero, opposite signs, an unevaluated derivative):
+            # said in text, never as data
+            ax.text(lo * 1.1, yi, "no finite positive ratio (a zero, a sign, or not numeric)",
+                    va="center", fontsize=7, color=c)
             continue
         spread = pos.max() / pos.min() - 1 > 1e-9   # not one value up to rounding
         if spread:

@@ -240,3 +240,16 @@ def test_rounds_points_compare_every_arm_after_the_same_rounds(monkeypatch, tmp_
     monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "r"))
     r = check("a").judge(pred, check("a").measure("quick", tmp_path))
     assert r.verdict == "inconclusive" and "the interval contains 0" in r.detail
+
+
+def test_a_smoke_store_is_no_evidence(monkeypatch, tmp_path):
+    # runs on synthetic stand-ins (--smoke) never judge a paper's claim, whatever they show
+    finals = {"a": {0: 0.90, 1: 0.91, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82}}
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    _store(tmp_path / EXP, finals)
+    man = json.loads((tmp_path / EXP / "manifest.json").read_text())
+    (tmp_path / EXP / "manifest.json").write_text(json.dumps({**man, "smoke": True}))
+    c = _check()
+    r = c.judge({"ordering": ["A", ">", "B"]}, c.measure("quick", tmp_path))
+    assert r.verdict == "inconclusive" and "--smoke run" in r.detail
+    assert f"fedcomp neural run {EXP} --seeds 3 --out results/neural/{EXP}" in r.detail

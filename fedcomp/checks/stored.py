@@ -81,23 +81,32 @@ def _stored(experiment, paper_budget, note):
     exp = E.get(experiment)
     stored = load(experiment)
     where = default_root() / experiment
+    # a --smoke store holds runs on synthetic stand-ins of the data: no evidence about a paper
+    smoke = stored is not None and bool(stored.manifest.get("smoke"))
+    if smoke:
+        stored = None
     base = {"experiment": experiment, "paper_budget": paper_budget, "note": note,
-            "data_needs": exp.data_needs, "source": str(where), "present": stored is not None}
+            "data_needs": exp.data_needs, "source": str(where), "present": stored is not None,
+            "smoke": smoke}
     if stored is None:
         base["command"] = exp.command(f"results/neural/{experiment}") + " (then fedcomp verify)"
     return stored, base
 
 
 def _nothing_stored(base) -> Measurement:
-    return Measurement(values=base, detail=f"no stored runs of {base['experiment']} in "
+    what = ("only a --smoke run (synthetic stand-in data)" if base.get("smoke")
+            else "no stored runs")
+    return Measurement(values=base, detail=f"{what} of {base['experiment']} in "
                                            f"{base['source']}")
 
 
 def _absent(predicted, v) -> CheckResult:
+    what = ("the stored runs of {e} ({s}) are a --smoke run on synthetic stand-ins of the data, "
+            "no evidence about the paper" if v.get("smoke") else "no stored runs of {e} ({s})")
     return CheckResult("inconclusive", predicted, None,
-                       f"no stored runs of {v['experiment']} ({v['source']}); it needs "
-                       f"{v['data_needs']}; run `{v['command']}` where the data are "
-                       f"(the paper used {v['paper_budget']})")
+                       what.format(e=v["experiment"], s=v["source"])
+                       + f"; it needs {v['data_needs']}; run `{v['command']}` where the data "
+                         f"are (the paper used {v['paper_budget']})")
 
 
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,

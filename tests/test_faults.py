@@ -537,3 +537,17 @@ def test_sweep_command_reports_fits_that_divergence_shrank_or_prevented(monkeypa
     for row in (k3, over_k):
         assert row["verdict"] == "inconclusive" and row["slope"] is None
         assert "no fit" in row["reason"] and "diverged or missing" in row["reason"]
+
+
+def test_a_dask_address_in_the_environment_selects_dask():
+    code = ("from fedcomp.rates.measure import DEFAULT_EXECUTOR as D; "
+            "print(D['executor'], D['address'])")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FEDCOMP_DASK")
+           and k != "FEDCOMP_EXECUTOR"}
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "FEDCOMP_DASK_ADDRESS":
+                                                             "tcp://127.0.0.1:1"},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["dask", "tcp://127.0.0.1:1"]
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["inprocess", "None"]

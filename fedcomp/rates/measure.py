@@ -27,8 +27,12 @@ import pandas as pd
 
 from fedcomp.runner import RunSpec, run_specs
 
-DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR", "inprocess"),
-                    "address": os.environ.get("FEDCOMP_DASK_ADDRESS") or None,
+# FEDCOMP_DASK_ADDRESS alone selects the Dask executor (an address given is an address used,
+# never silently ignored beside the in-process default); FEDCOMP_EXECUTOR overrides
+_ADDRESS = os.environ.get("FEDCOMP_DASK_ADDRESS") or None
+DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR",
+                                               "dask" if _ADDRESS else "inprocess"),
+                    "address": _ADDRESS,
                     "workers": None, "progress": False}
 
 

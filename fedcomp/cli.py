@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from fedcomp import _interrupt
+    previous = _interrupt.watch()
     try:
         return int(args.func(args) or 0)
     except ValueError as exc:
@@ -55,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fedcomp: internal error: {type(exc).__name__}: {exc} (full traceback in {log})",
               file=sys.stderr)
         return 1
+    finally:
+        _interrupt.unwatch(previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

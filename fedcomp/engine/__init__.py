@@ -201,6 +201,8 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     -------
     SimulationResult
     """
+    from fedcomp import _interrupt
+    _interrupt.check()   # a Ctrl-C that a compilation swallowed still stops the command
     seed = V.seed_value("seed", seed)
     if backend not in ("numba", "torch"):
         raise ValueError(f"backend must be 'numba' or 'torch', got {backend!r}")

@@ -328,19 +328,22 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
                 if g.empty:
                     values["problems"].append(f"no stored runs of {arm}")
                     continue
-                t_at = T if at == "iterations" else (T // grid[-1]) * i
-                row = g[g["t"] == t_at]
+                rounds = T // grid[-1]
+                t_at = T if at == "iterations" else rounds * i
                 vals = {}
                 for s in stored.seeds:
                     d = div.get(arm, {}).get(s)
-                    r = row[row["seed"] == s]
+                    gs = g[g["seed"] == s]
+                    v = (_at_round(gs, rounds, metric) if at == "rounds" else
+                         float(gs.loc[gs["t"] == T, metric].iloc[0]) if (gs["t"] == T).any()
+                         else math.nan)
                     if d is not None and d <= t_at:
                         values["problems"].append(f"{arm} diverged at t = {d} (seed {s})")
-                    elif r.empty or not math.isfinite(float(r[metric].iloc[0])):
+                    elif not math.isfinite(v):
                         values["problems"].append(f"{arm} has no {metric} at t = {t_at} "
                                                   f"(seed {s}): evaluated elsewhere")
                     else:
-                        vals[s] = float(r[metric].iloc[0])
+                        vals[s] = v
                 per_i[str(i)] = vals
                 if len(vals) >= 2:
                     from fedcomp.rates.seeds import mean_interval

@@ -121,6 +121,8 @@ def _check_schedule(alg, iterations, eta, local_steps, stochastic, record_every,
 
 def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
              record_every, hyper, allow_no_sync=False):
+    from fedcomp import _interrupt
+    _interrupt.check()   # a Ctrl-C that a compilation swallowed still stops the command
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a fedcomp.problems.Problem, got {type(problem).__name__}")
     alg = _get_algorithm(algorithm)
@@ -201,8 +203,6 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     -------
     SimulationResult
     """
-    from fedcomp import _interrupt
-    _interrupt.check()   # a Ctrl-C that a compilation swallowed still stops the command
     seed = V.seed_value("seed", seed)
     if backend not in ("numba", "torch"):
         raise ValueError(f"backend must be 'numba' or 'torch', got {backend!r}")

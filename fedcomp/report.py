@@ -73,9 +73,14 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 def _measure(claim, profile, out, cache):
+    """The claim's measurement, once per measure function: its simulations are stored under
+    ``<out>/data/<profile>-<claim id>`` (the first claim measured with it), so that a rerun
+    resumes from the runs already made (:mod:`fedcomp.runner.results`)."""
+    from fedcomp.runner.results import store_scope
     key = (claim.check.measure, profile, str(out))
     if key not in cache:
-        cache[key] = claim.check.measure(profile, out)
+        with store_scope(Path(out) / "data" / f"{profile}-{claim.id}"):
+            cache[key] = claim.check.measure(profile, out)
     return cache[key]
 
 
@@ -536,11 +541,14 @@ def _verify_cli(args) -> int:
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
     from fedcomp.rates.measure import DEFAULT_EXECUTOR
+    from fedcomp.runner import executor_session
     saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,
                  progress=not args.json and sys.stderr.isatty())
     try:
-        report = run_verify(args.claim, args.profile, args.out, log=sys.stderr, predict=predict)
+        with executor_session():   # one pool / cluster for every check's runs
+            report = run_verify(args.claim, args.profile, args.out, log=sys.stderr,
+                                predict=predict)
     except KeyboardInterrupt:
         print(f"fedcomp: interrupted; the partial report is in "
               f"{Path(args.out) / 'report.interrupted.json'} (report.json left as it was)",

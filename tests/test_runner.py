@@ -186,3 +186,67 @@ def test_batching_and_order_do_not_change_results(batch_size, order):
     shuffled = [specs[i] for i in order]
     other = run_specs(shuffled, executor="inprocess", batch_size=batch_size, progress=False)
     pd.testing.assert_frame_equal(reference[METRIC_COLS], other[METRIC_COLS], check_exact=True)
+
+
+# --- simulations through the runner (fedcomp.runner.results: what the checks use) ----------------
+
+def _same_result(a, b):
+    for f in ("x_bar", "t", "grad_norm_sq", "value", "consensus", "inner_error"):
+        assert (getattr(a, f) == getattr(b, f)).all() and len(getattr(a, f)) == len(getattr(b, f))
+    assert (a.rounds, a.floats_sent, a.floats_by_variable, a.diverged_at, a.config, a.seed) == \
+        (b.rounds, b.floats_sent, b.floats_by_variable, b.diverged_at, b.config, b.seed)
+
+
+def test_run_through_the_runner_is_simulate_bit_for_bit(tmp_path):
+    from fedcomp.runner.results import run, run_many, store_scope
+    p = fedcomp.problems.LinearQuadratic.random(**ARGS)
+    kw = dict(iterations=90, eta=0.05, local_steps=3, beta=0.2, record_every=3)
+    direct = [fedcomp.simulate(p, "feddro", seed=s, **kw) for s in range(3)]
+    _same_result(run(CTOR, ARGS, "feddro", seed=1, **kw), direct[1])
+    with store_scope(tmp_path / "store"):
+        for a, b in zip(run_many(CTOR, ARGS, "feddro", seeds=range(3), **kw), direct):
+            _same_result(a, b)
+    assert len(ResultStore(tmp_path / "store")) == 3
+
+
+def test_a_diverged_run_comes_back_diverged_at_its_iteration():
+    from fedcomp.runner.results import run
+    p = fedcomp.problems.LinearQuadratic.random(**ARGS)
+    kw = dict(iterations=400, eta=40.0, local_steps=2, beta=0.5, stochastic=False)
+    direct = fedcomp.simulate(p, "feddro", **kw)
+    assert direct.diverged
+    _same_result(run(CTOR, ARGS, "feddro", **kw), direct)
+
+
+def test_runs_in_a_store_scope_are_read_back_not_recomputed(tmp_path, monkeypatch):
+    from fedcomp.runner import executors
+    from fedcomp.runner.results import run, store_scope
+    x0 = [0.1, -0.2, 0.3]
+    with store_scope(tmp_path):
+        first = run(CTOR, ARGS, "fedavg-case2", x0=x0, iterations=50, eta=0.05, seed=4)
+
+    def refuse(*a, **k):
+        raise AssertionError("a stored run was computed again")
+    monkeypatch.setattr(executors, "execute_batch", refuse)
+    with store_scope(tmp_path):
+        _same_result(run(CTOR, ARGS, "fedavg-case2", x0=x0, iterations=50, eta=0.05, seed=4),
+                     first)
+    with pytest.raises(AssertionError, match="computed again"):   # outside the scope: computed
+        run(CTOR, ARGS, "fedavg-case2", x0=x0, iterations=50, eta=0.05, seed=4)
+
+
+def test_an_executor_session_shares_one_process_pool(monkeypatch):
+    from fedcomp.runner import executor_session, executors
+    started = []
+    real = executors._process_pool
+    monkeypatch.setattr(executors, "_process_pool", lambda n: started.append(n) or real(n))
+    specs = _specs(2, seeds=range(2), T=30)
+    local = run_specs(specs, executor="inprocess", progress=False)
+    with executor_session():
+        a = run_specs(specs[:2], executor="process", workers=2, progress=False)
+        b = run_specs(specs[2:], executor="process", workers=2, progress=False)
+    assert started == [2]
+    both = pd.concat([a, b]).sort_values(["run_id", "t"]).reset_index(drop=True)
+    local = local.sort_values(["run_id", "t"]).reset_index(drop=True)
+    pd.testing.assert_frame_equal(both[METRIC_COLS], local[METRIC_COLS], check_exact=True)
+    assert executors._SESSION is None

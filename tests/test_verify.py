@@ -167,3 +167,45 @@ def test_output_paths_are_checked_before_any_work(argv, tmp_path, capsys):
     assert main([a.format(file=f) for a in argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--out" in err[0]
+
+
+def test_a_checks_runs_are_stored_and_a_rerun_resumes_from_them(tmp_path, capsys, monkeypatch):
+    # the ledger check simulates once (fedcomp.runner.results): into <out>/data/<profile>-<claim>
+    from fedcomp.runner import ResultStore, executors
+    argv = ["verify", "--claim", "khanduri.sec5.communication", "--claim",
+            "khanduri.sec5.communication.never", "--json", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)["claims"]
+    assert len(ResultStore(tmp_path / "data" / "quick-khanduri.sec5.communication")) == 1
+    assert not (tmp_path / "data" / "quick-khanduri.sec5.communication.never").exists()
+
+    def refuse(*a, **k):
+        raise AssertionError("a stored run was computed again")
+    monkeypatch.setattr(executors, "execute_batch", refuse)
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out)["claims"]
+    keys = ("id", "verdict", "measured", "detail")
+    assert [{k: c[k] for k in keys} for c in second] == [{k: c[k] for k in keys} for c in first]
+    assert [c["verdict"] for c in first] == ["pass", "fail"]
+
+
+def test_no_check_calls_the_engine_directly():
+    """Every simulation a check makes goes through the runner (RunSpec, executors, store), so
+    that --executor dask and resume reach it: no module of the check layers calls
+    fedcomp.simulate / simulate_many itself."""
+    import ast
+    from pathlib import Path
+
+    import fedcomp
+    root = Path(fedcomp.__file__).parent
+    files = [f for d in ("checks", "rates", "counterexamples", "theory", "figures")
+             for f in (root / d).rglob("*.py")] + [root / "report.py"]
+    offenders = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Call):
+                fn = node.func
+                name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+                if name in ("simulate", "simulate_many"):
+                    offenders.append(f"{f.relative_to(root)}:{node.lineno}")
+    assert offenders == []

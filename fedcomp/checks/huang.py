@@ -42,6 +42,8 @@ from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
+from fedcomp.runner import resolve
+from fedcomp.runner.results import run, run_many
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
                                    upper_bound_verdict)
 
@@ -407,33 +409,31 @@ def _tail_means(batch, tau):
 
 
 def _floor_vs_batch(problem, batches, eta, tau, iterations, seeds, outer_equals_inner):
-    import fedcomp
+    """`problem`: (constructor path, arguments), as the runner takes it."""
     T = iterations - iterations % tau
     rec = tau * max(1, T // (60 * tau))
-    ex = fedcomp.simulate(problem, "comfedl", iterations=T, eta=eta, local_steps=tau,
-                          stochastic=False, record_every=rec)
+    ex = run(*problem, "comfedl", iterations=T, eta=eta, local_steps=tau, stochastic=False,
+             record_every=rec)
     g = ex.grad_norm_sq[ex.t % tau == 0]
     floor_exact = float(np.mean(g[len(g) // 2:]))
     cols = []
     for b in batches:
         kw = dict(batch=b, outer_batch=b if outer_equals_inner else 1)
-        bm = fedcomp.simulate_many(problem, "comfedl", seeds=seeds, iterations=T, eta=eta,
-                                   local_steps=tau, record_every=rec, **kw)
+        bm = run_many(*problem, "comfedl", seeds=seeds, iterations=T, eta=eta,
+                      local_steps=tau, record_every=rec, **kw)
         cols.append(_tail_means(bm, tau) - floor_exact)
     return np.column_stack(cols), floor_exact
 
 
 def _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner):
-    import fedcomp
     cols, bs = [], []
     for T in Ts:
         T = T - T % tau
         b = max(1, int(round(T / T0)))
         bs.append(b)
         kw = dict(batch=b, outer_batch=b if outer_equals_inner else 1)
-        bm = fedcomp.simulate_many(problem, "comfedl", seeds=seeds, iterations=T,
-                                   eta=eta0 / math.sqrt(T), local_steps=tau, record_every=tau,
-                                   **kw)
+        bm = run_many(*problem, "comfedl", seeds=seeds, iterations=T, eta=eta0 / math.sqrt(T),
+                      local_steps=tau, record_every=tau, **kw)
         vals = []
         for r in bm.runs:
             if r.diverged:
@@ -502,7 +502,7 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
                       "seed_means": np.nanmean(lhs, axis=0).tolist()},
                 "floor_exact": fl_exact},
         figures=[fig],
-        detail=f"{problem.name}: floor vs b at eta={eta}, tau={tau}, {iters} iterations, "
+        detail=f"{resolve(problem[0])(**problem[1]).name}: floor vs b at eta={eta}, tau={tau}, {iters} iterations, "
                f"{len(list(seeds))} seeds, exact-oracle floor {fl_exact:.2e} subtracted; average "
                f"over rounds vs T with eta={eta0}/sqrt(T), b=T/{T0} (b = {bs}); all clients "
                f"participate (m = n)")
@@ -511,8 +511,7 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
 def measure_thm2(profile: str, out_dir) -> Measurement:
     """Theorem 2 (special problem: outer exp(./gamma), deterministic and shared) on robust FL (6),
     the 5000/20 split of section 5.1 (synthetic features)."""
-    from fedcomp.problems import RobustFL
-    p = RobustFL.synthetic(gamma=1.0, seed=0)
+    p = ("fedcomp.problems.local_inner:RobustFL.synthetic", {"gamma": 1.0, "seed": 0})
     return _theorem_measure(p, "huang.thm2", "Theorem 2 (robust FL (6), synthetic features)",
                             profile, out_dir, False, 0.02, 5, 125, 1.0)
 
@@ -520,9 +519,9 @@ def measure_thm2(profile: str, out_dir) -> Measurement:
 def measure_thm1(profile: str, out_dir) -> Measurement:
     """Theorem 1 (general problem (1), stochastic outer with b = b_1) on one-step MAML (7) over
     linear-regression tasks."""
-    from fedcomp.problems import MAMLQuadratic
-    p = MAMLQuadratic.random(num_clients=10, dim=5, heterogeneity=1.0, alpha=0.1, noise=0.5,
-                             seed=0)
+    p = ("fedcomp.problems.local_inner:MAMLQuadratic.random",
+         {"num_clients": 10, "dim": 5, "heterogeneity": 1.0, "alpha": 0.1, "noise": 0.5,
+          "seed": 0})
     return _theorem_measure(p, "huang.thm1", "Theorem 1 (one-step MAML (7), linear-regression "
                             "tasks)", profile, out_dir, True, 0.02, 5, 125, 1.0)
 

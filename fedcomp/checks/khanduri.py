@@ -53,6 +53,7 @@ from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measurement
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
                                     steeper, times)
+from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
                                    upper_bound_verdict)
 
@@ -1344,14 +1345,15 @@ CLAIMS += RATE_CLAIMS
 
 # --- Section 5's communication remark and Figure 1's FedAvg baseline --------------------------
 
+LQ_RANDOM = "fedcomp.problems.linear:LinearQuadratic.random"
+
 def measure_ds_ledger(profile, out_dir) -> Measurement:
     """DS-FedDRO's communication ledger on a small linear problem (exact oracles; the ledger does
     not depend on the data): uploads of y per client, and those outside the I-th iterations."""
-    import fedcomp
     K, d, dg, T, I = 4, 2, 16, 100, 5
-    p = fedcomp.problems.LinearQuadratic.random(K, d, dg, heterogeneity=0.5, seed=0)
-    r = fedcomp.simulate(p, "ds-feddro", iterations=T, eta=0.01, local_steps=I, beta=0.1,
-                         server_lr_x=1.3, server_lr_y=1.4, stochastic=False, record_every=T)
+    r = run(LQ_RANDOM, {"num_clients": K, "dim": d, "inner_dim": dg, "heterogeneity": 0.5},
+            "ds-feddro", iterations=T, eta=0.01, local_steps=I, beta=0.1, server_lr_x=1.3,
+            server_lr_y=1.4, stochastic=False, record_every=T)
     y_uploads = int(r.floats_by_variable["y"] // (K * dg))
     return Measurement(values={"y_uploads": y_uploads, "rounds": int(r.rounds),
                                "y_between_rounds": y_uploads - (int(r.rounds) + 1)},
@@ -1379,11 +1381,11 @@ def judge_ds_never(predicted, m):
 def measure_fedavg_i1(profile, out_dir) -> Measurement:
     """FedAvg Case II and modified FedAvg at I = 1 on the same samples (stochastic oracles, same
     seed): the largest difference of their averaged iterates over the run."""
-    import fedcomp
     import numpy as np
-    p = fedcomp.problems.LinearQuadratic.random(4, 3, 2, heterogeneity=0.5, seed=1, noise=0.1)
-    runs = {a: fedcomp.simulate(p, a, iterations=2000, eta=0.02, local_steps=1, seed=3,
-                                record_every=1) for a in ("fedavg-case2", "fedavg-modified")}
+    args = {"num_clients": 4, "dim": 3, "inner_dim": 2, "heterogeneity": 0.5, "seed": 1,
+            "noise": 0.1}
+    runs = {a: run(LQ_RANDOM, args, a, iterations=2000, eta=0.02, local_steps=1, seed=3,
+                   record_every=1) for a in ("fedavg-case2", "fedavg-modified")}
     gap = {a: float(r.grad_norm_sq[-1]) for a, r in runs.items()}
     diff = float(np.max(np.abs(runs["fedavg-case2"].x_bar - runs["fedavg-modified"].x_bar)))
     traj = float(np.max(np.abs(runs["fedavg-case2"].grad_norm_sq

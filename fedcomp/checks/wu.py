@@ -908,23 +908,23 @@ def measure_ledger(profile: str, out_dir: Path) -> Measurement:
     """Floats each client uploads per round, read from the engine's communication ledger: FCSG,
     FCSG-M, Acc-FCSG-M, Local-SCGD and Local-SCGDM on the rate problem (d = 10, d_g = 1, K = 2,
     20 iterations, q = 5)."""
-    import fedcomp
-    from fedcomp.rates.fcsg import rate_problem
-    p = rate_problem(2)
+    from fedcomp.runner.results import run
+    K = 2
     runs = {"FCSG": ("fcsg", {}), "FCSG-M": ("fcsg-m", {"beta": 0.5}),
             "Acc-FCSG-M": ("acc-fcsg-m", {"beta": 0.5}),
             "Local-SCGD": ("local-scgd", {"beta": 0.5}),
             "Local-SCGDM": ("local-scgdm", {"beta": 0.5, "momentum": 0.5})}
     per_round, by_var = {}, {}
     for name, (alg, hy) in runs.items():
-        r = fedcomp.simulate(p, alg, iterations=20, eta=0.01, local_steps=5, record_every=20,
-                             **hy)
-        per_round[name] = r.floats_sent / (p.num_clients * r.rounds)
-        by_var[name] = {k: v / (p.num_clients * r.rounds) for k, v in
+        r = run("fedcomp.rates.fcsg:rate_problem", {"K": K}, alg, iterations=20, eta=0.01,
+                local_steps=5, record_every=20, **hy)
+        per_round[name] = r.floats_sent / (K * r.rounds)
+        by_var[name] = {k: v / (K * r.rounds) for k, v in
                         r.floats_by_variable.items()}
+    d, dg = r.config["d"], r.config["d_g"]
     return Measurement(values={"floats per round": per_round, "by variable": by_var,
-                               "d": p.dim, "d_g": p.inner_dim},
-                       detail=f"engine ledger, d = {p.dim}, d_g = {p.inner_dim}, K = 2, "
+                               "d": d, "d_g": dg},
+                       detail=f"engine ledger, d = {d}, d_g = {dg}, K = 2, "
                               "20 iterations, q = 5")
 
 

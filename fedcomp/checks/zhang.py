@@ -555,12 +555,13 @@ def measure_communication(profile, out_dir) -> Measurement:
     """The simulator's ledger for LocalSCGDAM on the zhang.thm1 problem (d1 = 8: six features
     and w1, w2; d2 = 1; d_g = d1) at (T, p) = (64, 4), (96, 8), (100, 7): rounds and floats per
     device per round."""
-    import fedcomp
     from fedcomp.rates.auc import problem
+    from fedcomp.runner.results import run
     prob = problem(4)
     rows = []
     for T, p in ((64, 4), (96, 8), (100, 7)):
-        r = fedcomp.simulate(prob, "localscgdam", iterations=T, eta=0.05, local_steps=p)
+        r = run("fedcomp.rates.auc:problem", {"num_clients": 4}, "localscgdam", iterations=T,
+                eta=0.05, local_steps=p)
         rows.append({"T": T, "p": p, "rounds": int(r.rounds),
                      "floats_per_device_per_round": r.floats_sent / (r.rounds * prob.num_clients),
                      "by_variable": {k: int(v) for k, v in r.floats_by_variable.items()}})

@@ -66,6 +66,10 @@ PROFILES = {
 }
 
 
+#: constructor path of :func:`instance`, as the runner names a problem
+INSTANCE = __name__ + ":instance"
+
+
 def instance(name: str = "scalar", noise: float = 0.0):
     """The LinearQuadratic instance `name` with the Huber outer function of radius 20."""
     from fedcomp.problems import LinearQuadratic
@@ -172,7 +176,7 @@ def _orbit_max_y(A, b, eta, I, alg, rounds):
 
 
 def _closed_form_rows(name, etas, local_steps, algorithms):
-    import fedcomp
+    from fedcomp.runner.results import run
     A, b = _INSTANCES[name]
     p = instance(name)
     rows, checks = [], []
@@ -188,9 +192,9 @@ def _closed_form_rows(name, etas, local_steps, algorithms):
                     continue
                 n_rounds = int(math.ceil(math.log(1e-15) / math.log(max(rho, 1e-12)))) + 20
                 T = min(I * n_rounds, 2_000_000)
-                res = fedcomp.simulate(p, alg, iterations=T, eta=eta, local_steps=I,
-                                       stochastic=False, record_every=I * max(1, n_rounds // 50),
-                                       **_hyper(alg))
+                res = run(INSTANCE, {"name": name}, alg, iterations=T, eta=eta,
+                          local_steps=I, stochastic=False,
+                          record_every=I * max(1, n_rounds // 50), **_hyper(alg))
                 err = float(np.max(np.abs(res.x_bar - x_cf)))
                 worst_err = max(worst_err, err)
                 worst_y = max(worst_y, _orbit_max_y(A, b, eta, I, alg, min(n_rounds, 400)))
@@ -208,14 +212,14 @@ def _closed_form_rows(name, etas, local_steps, algorithms):
 
 
 def _stochastic_rows(name, eta, I, T, seeds, noise=0.3):
-    import fedcomp
-    p = instance(name, noise=noise)
+    from fedcomp.runner.results import run_many
     rows = []
     for alg in ("fedavg-case1", "fedavg-case2", "fedavg-modified", "feddro"):
         tails = []
-        for s in range(seeds):
-            r = fedcomp.simulate(p, alg, iterations=T, eta=eta, local_steps=I, seed=s,
-                                 stochastic=True, record_every=I, **_hyper(alg))
+        batch = run_many(INSTANCE, {"name": name, "noise": noise}, alg, seeds=range(seeds),
+                         iterations=T, eta=eta, local_steps=I, stochastic=True, record_every=I,
+                         **_hyper(alg))
+        for r in batch:
             if r.diverged:
                 tails.append(np.inf)
                 continue
@@ -271,7 +275,7 @@ def eta_to_zero_points(problem, I: int) -> dict:
 def _nonlinear_rows(etas, I=5):
     import scipy.optimize as so
 
-    import fedcomp
+    from fedcomp.runner.results import run
     p = nonlinear_instance()
     opt = so.minimize(p.value, np.zeros(p.dim), jac=p.grad, method="BFGS",
                       options={"gtol": 1e-12, "maxiter": 10_000})
@@ -281,8 +285,8 @@ def _nonlinear_rows(etas, I=5):
         pred = grad_norm(p, eta0[alg]) if alg in eta0 else 0.0
         for eta in etas:
             T = int(I * math.ceil(600.0 / (eta * I)))
-            r = fedcomp.simulate(p, alg, iterations=T, eta=eta, local_steps=I, stochastic=False,
-                                 record_every=I * 50, **_hyper(alg))
+            r = run(__name__ + ":nonlinear_instance", {}, alg, iterations=T, eta=eta,
+                    local_steps=I, stochastic=False, record_every=I * 50, **_hyper(alg))
             rows.append({"instance": "nonlinear-kl-dro", "algorithm": alg, "eta": eta,
                          "local_steps": I,
                          "grad_norm_limit": None if r.diverged else grad_norm(p, r.x_bar),
@@ -336,7 +340,7 @@ def trajectories(instance_name: str = TRAJECTORY["instance"], etas=TRAJECTORY["e
                  horizon: float = TRAJECTORY["horizon"]) -> dict:
     """||grad Phi(xbar_t)||^2 at the round boundaries (t a multiple of I) for every algorithm and
     step size (T = horizon / eta, the same time eta T), with each one's closed-form limit."""
-    import fedcomp
+    from fedcomp.runner.results import run
     A, b = _INSTANCES[instance_name]
     p = instance(instance_name)
     out = {"instance": instance_name, "etas": list(etas), "local_steps": local_steps,
@@ -344,8 +348,9 @@ def trajectories(instance_name: str = TRAJECTORY["instance"], etas=TRAJECTORY["e
     for alg in _ALGS:
         for eta in etas:
             T = local_steps * int(math.ceil(horizon / eta / local_steps))
-            r = fedcomp.simulate(p, alg, iterations=T, eta=eta, local_steps=local_steps,
-                                 stochastic=False, record_every=local_steps, **_hyper(alg))
+            r = run(INSTANCE, {"name": instance_name}, alg, iterations=T, eta=eta,
+                    local_steps=local_steps, stochastic=False, record_every=local_steps,
+                    **_hyper(alg))
             x_cf, _ = affine.limit_xbar(A, b, eta, local_steps, alg, _hyper(alg).get("beta"))
             out["series"].setdefault(alg, []).append(
                 {"eta": eta, "t": r.t.tolist(), "grad_sq": r.grad_norm_sq.tolist(),

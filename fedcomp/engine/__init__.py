@@ -49,19 +49,18 @@ class SimulationResult:
     def diverged(self) -> bool:
         return self.diverged_at is not None
 
-    def to_frame(self):
-        """Tidy table: one row per recorded iteration with the run's configuration."""
+    def to_frame(self, **extra):
+        """Tidy table: one row per recorded iteration with the run's configuration (and the
+        constant columns `extra`, e.g. a run id), built in one go."""
         import pandas as pd
-        df = pd.DataFrame({"t": self.t, **{m: getattr(self, m) for m in METRICS}})
+        cols = {"t": self.t, **{m: getattr(self, m) for m in METRICS}}
         for key, val in self.config.items():
-            df[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
-        df["seed"] = self.seed
-        df["rounds_total"] = self.rounds
-        df["floats_sent_total"] = self.floats_sent
+            cols[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
+        cols.update(seed=self.seed, rounds_total=self.rounds, floats_sent_total=self.floats_sent)
         # nullable: null means "finite", never a sentinel such as -1 a reader could take for an
         # iteration number
-        df["diverged_at"] = pd.array([self.diverged_at] * len(df), dtype="Int64")
-        return df
+        cols["diverged_at"] = pd.array([self.diverged_at] * len(self.t), dtype="Int64")
+        return pd.DataFrame({**cols, **extra}, index=pd.RangeIndex(len(self.t)))
 
     def summary(self) -> str:
         status = f"diverged at t={self.diverged_at}" if self.diverged else "finite"

@@ -56,6 +56,7 @@ import numpy as np
 import fedcomp
 from fedcomp import _validate as V
 from fedcomp.problems.linear import LinearQuadratic
+from fedcomp.runner.results import run, run_many
 
 #: predicted exponents of (beta, I - 1, h, eta) in the small-c regime
 PREDICTED_EXPONENTS = {"beta": 2.0, "I-1": 2.0, "heterogeneity": 4.0, "eta": 0.0}
@@ -121,7 +122,8 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
     Deterministic: the gap is ||grad Phi||^2 at the last round boundary of a run long enough for
     the round map to converge (``converged`` says whether the last two boundary records agree to
     1e-6 relative). Stochastic: the mean over seeds of the mean over the last half of the
-    round-boundary records.
+    round-boundary records. The runs go through the runner (:mod:`fedcomp.runner.results`:
+    the session's executor, and the store in scope).
 
     Parameters
     ----------
@@ -159,8 +161,8 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
         hyper = dict(beta=beta)
     seeds = list(seeds)
     if stochastic:
-        batch = fedcomp.simulate_many(problem, algorithm, seeds=seeds, iterations=T, eta=eta,
-                                      local_steps=I, stochastic=True, record_every=rec, **hyper)
+        batch = run_many(*problem.constructor(), algorithm, seeds=seeds, iterations=T,
+                         eta=eta, local_steps=I, stochastic=True, record_every=rec, **hyper)
         vals, div = [], False
         for r in batch.runs:
             if r.diverged:
@@ -171,8 +173,8 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
         gap = float(np.mean(vals)) if vals else math.nan
         converged = not div
     else:
-        r = fedcomp.simulate(problem, algorithm, iterations=T, eta=eta, local_steps=I,
-                             stochastic=False, record_every=rec, **hyper)
+        r = run(*problem.constructor(), algorithm, iterations=T, eta=eta, local_steps=I,
+                stochastic=False, record_every=rec, **hyper)
         g = r.grad_norm_sq[r.t % I == 0]
         gap = float(g[-1]) if not r.diverged else math.nan
         converged = (not r.diverged and len(g) > 1

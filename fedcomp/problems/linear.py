@@ -61,6 +61,14 @@ class LinearQuadratic(Problem):
         out["huber_radius"] = self.huber_radius
         return out
 
+    def constructor(self) -> tuple[str, dict]:
+        """(constructor path, JSON-able arguments) that rebuild this instance exactly (``repr``
+        floats round-trip), the form :class:`fedcomp.runner.RunSpec` names a problem by."""
+        return ("fedcomp.problems.linear:LinearQuadratic",
+                {"A": self.A.tolist(), "b": self.b.tolist(), "noise": float(self.noise),
+                 "huber_radius": None if self.huber_radius is None
+                 else float(self.huber_radius)})
+
     def stationary_points(self) -> np.ndarray:
         """A minimiser of Phi (least squares; unique when Abar has full column rank)."""
         return np.linalg.lstsq(self.Abar, -self.bbar, rcond=None)[0]

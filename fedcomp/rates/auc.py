@@ -26,6 +26,7 @@ K_DEFAULT = 4
 # against gamma_y) without the theorem's tiny constants. With beta = 1 and gamma_y = 20 the
 # exact-oracle dynamics can cycle or blow up (observed), which is outside the theorem's conditions.
 HYPER = {"gamma_x": 1.0, "gamma_y": 4.0, "alpha": 8.0, "beta_x": 8.0, "beta_y": 8.0}
+PROBLEM = "fedcomp.rates.auc:problem"
 ETA_C = 1.0           # eta = ETA_C sqrt(K / T); eta <= 1/8 needs T >= 64 K ETA_C^2
 PROFILES = {
     "quick": {"T": [2048, 4096, 8192, 16384], "seeds": 4, "K": [4, 8, 16, 32], "T_K": 32768,
@@ -58,14 +59,30 @@ def schedule(T: int, K: int) -> tuple[float, int]:
     return ETA_C * math.sqrt(K / T), max(1, round(T ** 0.25 / K ** 0.75))
 
 
+def identical_clients(num_clients: int = K_DEFAULT, kind: str = "client0"):
+    """The control problems of :func:`bias_measurement`: every client holds client 0's rows of
+    :func:`problem` (``kind="client0"``) or all of its rows (``"union"``)."""
+    from fedcomp.problems.auc import AUCMinimax
+    prob = problem(num_clients)
+    if kind == "client0":
+        rows = slice(prob.offsets[0], prob.offsets[1])
+        Z, L = prob.Z[rows], prob.L[rows]
+    elif kind == "union":
+        Z, L = prob.Z, prob.L
+    else:
+        raise ValueError(f"kind must be 'client0' or 'union', got {kind!r}")
+    return AUCMinimax([Z] * num_clients, [L] * num_clients, rho=prob.rho,
+                      batch_size=prob.batch_size)
+
+
 def run_point(prob, T: int, K: int, seeds: int):
-    """Per seed: the mean of ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly
+    """`prob`: (constructor path, arguments) of the problem. Per seed: the mean of ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly
     spaced records: a Riemann sum of Theorem 1's average), and the rounds; NaN for a diverged
     run."""
-    import fedcomp
+    from fedcomp.runner.results import run_many
     eta, p = schedule(T, K)
-    batch = fedcomp.simulate_many(prob, "localscgdam", seeds=range(seeds), iterations=T, eta=eta,
-                                  local_steps=p, record_every=max(1, T // 256), **HYPER)
+    batch = run_many(*prob, "localscgdam", seeds=range(seeds), iterations=T, eta=eta,
+                     local_steps=p, record_every=max(1, T // 256), **HYPER)
     vals = np.array([np.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
                      for r in batch.runs])
     rounds = np.array([r.rounds for r in batch.runs])
@@ -80,7 +97,7 @@ def thm1_sweep(profile: str, out_dir) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     K = K_DEFAULT
-    prob = problem(K)
+    prob = (PROBLEM, {"num_clients": K})
     vals = np.full((cfg["seeds"], len(cfg["T"])), np.nan)
     runs = []
     for j, T in enumerate(cfg["T"]):
@@ -91,7 +108,7 @@ def thm1_sweep(profile: str, out_dir) -> dict:
                      "diverged": int(np.sum(np.isnan(v)))})
     kv = np.full((cfg["seeds_K"], len(cfg["K"])), np.nan)
     for j, Kj in enumerate(cfg["K"]):
-        v, rounds, eta, p = run_point(problem(Kj), cfg["T_K"], Kj, cfg["seeds_K"])
+        v, rounds, eta, p = run_point((PROBLEM, {"num_clients": Kj}), cfg["T_K"], Kj, cfg["seeds_K"])
         kv[:, j] = v
         runs.append({"T": cfg["T_K"], "K": Kj, "eta": eta, "p": p,
                      "rounds": [int(r) for r in rounds], "mean_grad_norm_sq": float(np.nanmean(v)),
@@ -144,8 +161,7 @@ def bias_measurement(profile: str) -> dict:
        heterogeneous problem beside the same rows held by every client)."""
     from scipy.optimize import least_squares
 
-    import fedcomp
-    from fedcomp.problems.auc import AUCMinimax
+    from fedcomp.runner.results import run
     _profile(profile)
     t0 = time.perf_counter()
     prob = problem(K_DEFAULT)
@@ -153,9 +169,7 @@ def bias_measurement(profile: str) -> dict:
     xs = sol.x
     res2 = float(np.sum(prob.grad(xs) ** 2))
     D2 = float(np.sum(prob.client_product_gradient(xs) ** 2))
-    k0 = slice(prob.offsets[0], prob.offsets[1])
-    same = AUCMinimax([prob.Z[k0]] * prob.num_clients, [prob.L[k0]] * prob.num_clients,
-                      rho=prob.rho, batch_size=prob.batch_size)
+    same = identical_clients(prob.num_clients, "client0")
     rng = np.random.default_rng(0)
     ctrl = 0.0
     for _ in range(5):
@@ -166,8 +180,8 @@ def bias_measurement(profile: str) -> dict:
     runs = []
     for eta in ([0.05] if profile == "quick" else [0.05, 0.0125]):
         T = round(20000 * 0.05 / eta)
-        r = fedcomp.simulate(prob, "localscgdam", iterations=T, eta=eta, local_steps=1, x0=xs,
-                             stochastic=False, record_every=T, **HYPER)
+        r = run(PROBLEM, {"num_clients": K_DEFAULT}, "localscgdam", iterations=T, eta=eta,
+                local_steps=1, x0=xs, stochastic=False, record_every=T, **HYPER)
         runs.append({"eta": eta, "T": T, "final_grad_norm_sq": float(r.grad_norm_sq[-1]),
                      "drift_from_x_star": float(np.linalg.norm(r.x_bar - xs)),
                      "final_client_product_sq": float(np.sum(
@@ -175,10 +189,10 @@ def bias_measurement(profile: str) -> dict:
     out = {"grad_phi_sq_at_x_star": res2, "client_product_sq_at_x_star": D2,
            "control_relative_difference": ctrl, "exact_runs_from_x_star": runs}
     if profile == "full":
-        union = AUCMinimax([prob.Z] * prob.num_clients, [prob.L] * prob.num_clients,
-                           rho=prob.rho, batch_size=prob.batch_size)
         Ts = [2048, 8192, 32768, 131072]
-        for label, P in (("heterogeneous", prob), ("identical_clients", union)):
+        for label, P in (("heterogeneous", (PROBLEM, {"num_clients": K_DEFAULT})),
+                         ("identical_clients", (__name__ + ":identical_clients",
+                                                {"num_clients": K_DEFAULT, "kind": "union"}))):
             means = [float(np.nanmean(run_point(P, T, K_DEFAULT, 4)[0])) for T in Ts]
             slope = float(np.polyfit(np.log(Ts), np.log(means), 1)[0])
             out[f"thm1_sweep_{label}"] = {"T": Ts, "mean": means, "slope": slope}

@@ -64,6 +64,12 @@ from pathlib import Path
 
 import numpy as np
 
+from fedcomp.runner.results import run_many
+
+RATE_PROBLEM = "fedcomp.rates.fcsg:rate_problem"
+FLOOR_PROBLEM = "fedcomp.rates.fcsg:floor_problem"
+SEC51_PROBLEM = "fedcomp.problems.conditional:InvariantLogistic.synthetic"
+
 __all__ = ["ALGS", "PROFILES", "RATE_M", "SEC51", "S_F", "bias_floor", "exact_bias_floor",
            "rate_problem", "rate_sweeps", "schedule", "sec51_table"]
 
@@ -104,7 +110,7 @@ def schedule(algorithm: str, T: int, K: int, smoothness: float = S_F, outer_batc
     return theorem_schedule(algorithm, {"S_F": smoothness}, T, K, **free)
 
 
-def _problem(K: int, m: int, sigma2: float):
+def floor_problem(K: int, m: int, sigma2: float):
     """Section 5.1's homogeneous instance (bias-floor checks)."""
     from fedcomp.problems.conditional import InvariantLogistic
     return InvariantLogistic.synthetic(num_clients=K, dim=10, inner_batch=m, outer_batch=1,
@@ -179,7 +185,7 @@ def exact_bias_floor(ms=EXACT_MS, sigma2: float = 2.0) -> dict:
     if key in _MEMO:
         return _MEMO[key]
     from scipy import stats
-    p = _problem(16, 1, sigma2)
+    p = floor_problem(16, 1, sigma2)
     x0, gaps, norms, resid = None, [], [], []
     for m in ms:
         xm = p.biased_stationary_point(m, x0=x0)
@@ -201,7 +207,6 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
     """The gap floor against the inner batch m for `algorithm` (Theorems 4.1, 4.4, 4.7; module
     docstring): the exponent fit of the last-quarter gap over m (an ExponentFit, as a dict), the
     exact bias floor (:func:`exact_bias_floor`), the diverged runs, the figure and the settings."""
-    import fedcomp
     from fedcomp.rates.fit import fit_exponent
     if algorithm not in ALGS:
         raise ValueError(f"algorithm must be one of {sorted(ALGS)}, got {algorithm!r}")
@@ -212,10 +217,9 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
     if key not in _MEMO:
         vals, diverged = [], 0
         for m in ms:
-            b = fedcomp.simulate_many(_problem(16, m, 2.0), algorithm,
-                                      seeds=range(P["m_seeds"]), iterations=T, eta=P["m_eta"],
-                                      local_steps=P["m_q"],
-                                      record_every=max(1, T // P["records"]), **hyper)
+            b = run_many(FLOOR_PROBLEM, {"K": 16, "m": m, "sigma2": 2.0}, algorithm,
+                         seeds=range(P["m_seeds"]), iterations=T, eta=P["m_eta"],
+                         local_steps=P["m_q"], record_every=max(1, T // P["records"]), **hyper)
             diverged += sum(r.diverged for r in b.runs)
             vals.append(_tail_mean(b, 0.25))
         _MEMO[key] = (np.array(vals).T, diverged)
@@ -246,7 +250,6 @@ def _sweep(algorithm: str, profile: str, over: str) -> tuple:
     key = ("sweep", algorithm, profile, over)
     if key in _MEMO:
         return _MEMO[key]
-    import fedcomp
     P = _profile(profile)
     grid = P["Ts"] if over == "T" else P["Ks"]
     vals, rounds, qs, diverged = [], [], [], 0
@@ -255,9 +258,8 @@ def _sweep(algorithm: str, profile: str, over: str) -> tuple:
         sch = schedule(algorithm, T, K)
         eta, q = sch.pop("eta"), sch.pop("local_steps")
         qs.append(q)
-        b = fedcomp.simulate_many(rate_problem(K), algorithm, seeds=range(P["seeds"]),
-                                  iterations=T, eta=eta, local_steps=q,
-                                  record_every=max(1, T // P["records"]), **sch)
+        b = run_many(RATE_PROBLEM, {"K": K}, algorithm, seeds=range(P["seeds"]), iterations=T,
+                     eta=eta, local_steps=q, record_every=max(1, T // P["records"]), **sch)
         diverged += sum(r.diverged for r in b.runs)
         vals.append(_tail_mean(b, 0.5))
         rounds.append(int(b.runs[0].rounds))
@@ -316,10 +318,12 @@ SEC51_Q = 50
 SEC51_BETA = 0.1
 
 
-def _sec51_runs(algorithm, p, T, seeds, **hyper):
-    import fedcomp
-    b = fedcomp.simulate_many(p, algorithm, seeds=range(seeds), iterations=T, eta=SEC51_ETA,
-                              local_steps=SEC51_Q, record_every=SEC51_Q, **hyper)
+def _sec51_runs(algorithm, args, T, seeds, **hyper):
+    """`args`: InvariantLogistic.synthetic's arguments."""
+    from fedcomp.problems.conditional import InvariantLogistic
+    p = InvariantLogistic.synthetic(**args)
+    b = run_many(SEC51_PROBLEM, args, algorithm, seeds=range(seeds), iterations=T,
+                 eta=SEC51_ETA, local_steps=SEC51_Q, record_every=SEC51_Q, **hyper)
     acc = np.array([p.accuracy(r.x_bar) if not r.diverged else np.nan for r in b.runs])
     # within-run fluctuation of the exact objective over the second half (per seed)
     fl = np.array([np.std(r.value[len(r.value) // 2:]) if not r.diverged else np.nan
@@ -335,7 +339,6 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
     (beta = 0.1) at every sigma2 and m of the profile, and at m = 1 and the largest sigma2 for
     FCSG-M with every beta of the paper's grid {0.001, 0.01, 0.1, 0.5, 0.9}. Keys of ``table``:
     "sigma2=S,m=M,ALG"."""
-    from fedcomp.problems.conditional import InvariantLogistic
     if profile not in SEC51:
         raise ValueError(f"profile must be one of {sorted(SEC51)}, got {profile!r}")
     P = SEC51[profile]
@@ -345,7 +348,7 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
         table = {}
         for s2 in P["sigma2s"]:
             for m in P["ms"]:
-                p = InvariantLogistic.synthetic(sigma2=s2, inner_batch=m, seed=0)
+                p = {"sigma2": s2, "inner_batch": m, "seed": 0}
                 for alg, hy in (("fcsg", {}), ("fcsg-m", {"beta": SEC51_BETA})):
                     acc, fl = _sec51_runs(alg, p, T, S, **hy)
                     table[(s2, m, alg)] = {"acc_mean": float(np.nanmean(acc)),
@@ -353,7 +356,7 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
                                            "acc_sd": float(np.nanstd(acc)),
                                            "phi_fluct": float(np.nanmean(fl))}
         s_hi = max(P["sigma2s"])
-        p = InvariantLogistic.synthetic(sigma2=s_hi, inner_batch=1, seed=0)
+        p = {"sigma2": s_hi, "inner_batch": 1, "seed": 0}
         base_acc, base_fl = _sec51_runs("fcsg", p, T, S)
         base = {"acc_mean": float(np.nanmean(base_acc)), "acc_sd": float(np.nanstd(base_acc)),
                 "phi_fluct": float(np.nanmean(base_fl))}

@@ -380,14 +380,12 @@ def bias_probe(problem_args: dict, etas=(0.02, 0.005), horizon: float = 40.0,
     ||grad Phi(xbar)||^2 and inner-estimate error for each eta. An algorithm whose fixed point
     approaches a stationary point as eta -> 0 shows a final value that shrinks with eta (like
     eta^2 here); a value that does not shrink is an O(1) bias of the iteration itself."""
-    import fedcomp
-    from fedcomp.rates.problems import heterogeneous_linear
-    p = heterogeneous_linear(**problem_args)
+    from fedcomp.runner.results import run
     runs = []
     for eta in etas:
         T = int(round(horizon / eta))
-        r = fedcomp.simulate(p, algorithm, iterations=T, eta=eta, local_steps=1,
-                             beta=min(1.0, eta), stochastic=False, record_every=T)
+        r = run(LQ, problem_args, algorithm, iterations=T, eta=eta, local_steps=1,
+                beta=min(1.0, eta), stochastic=False, record_every=T)
         runs.append({"eta": eta, "T": T, "grad_norm_sq": float(r.grad_norm_sq[-1]),
                      "inner_error": float(r.inner_error[-1])})
     return {"problem": problem_args, "algorithm": algorithm, "runs": runs}

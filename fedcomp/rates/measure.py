@@ -17,7 +17,6 @@ two points).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -26,36 +25,11 @@ import numpy as np
 import pandas as pd
 
 from fedcomp.runner import RunSpec, run_specs
+from fedcomp.runner.results import code_and_data
 
-# FEDCOMP_DASK_ADDRESS alone selects the Dask executor (an address given is an address used,
-# never silently ignored beside the in-process default); FEDCOMP_EXECUTOR overrides
-_ADDRESS = os.environ.get("FEDCOMP_DASK_ADDRESS") or None
-DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR",
-                                               "dask" if _ADDRESS else "inprocess"),
-                    "address": _ADDRESS,
-                    "workers": None, "progress": False}
-
-
-def set_executor(executor: str | None = None, address: str | None = None,
-                 workers: int | None = None, progress: bool | None = None) -> None:
-    """Executor used by the rate checks (``fedcomp verify --executor ...`` sets it). Checked
-    here: a bad value used to surface only inside each check, as an inconclusive verdict."""
-    from fedcomp import _validate as V
-    from fedcomp.runner import EXECUTORS
-    if executor is not None and executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
-    if workers is not None:
-        V.positive_int("workers", workers)
-    if address is not None and (executor or DEFAULT_EXECUTOR["executor"]) != "dask":
-        raise ValueError("address is only used with executor='dask'")
-    if executor is not None:
-        DEFAULT_EXECUTOR["executor"] = executor
-    if address is not None:
-        DEFAULT_EXECUTOR["address"] = address
-    if workers is not None:
-        DEFAULT_EXECUTOR["workers"] = workers
-    if progress is not None:
-        DEFAULT_EXECUTOR["progress"] = progress
+# the session's executor lives with the executors (checks of every layer use it); re-exported
+# here, where `fedcomp verify --executor` and older code look for it
+from fedcomp.runner.executors import DEFAULT_EXECUTOR, set_executor  # noqa: E402,F401
 
 
 @dataclass
@@ -114,7 +88,7 @@ class Sweep:
             if self.x0 is not None:
                 params["x0"] = list(self.x0)
             args = self.problem_args(int(K))
-            labels = {"sweep": self.name, **_code_and_data(self.problem, args, self.algorithm)}
+            labels = {"sweep": self.name, **code_and_data(self.problem, args, self.algorithm)}
             spec = RunSpec(self.problem, args, self.algorithm, params, 0, labels)
             out += [spec.with_seed(s) for s in range(self.seeds)]
         return out
@@ -124,19 +98,6 @@ class Sweep:
         opts = {**DEFAULT_EXECUTOR, **executor}
         table = run_specs(self.specs(), store=store_dir, desc=self.name, **opts)
         return summarize(table)
-
-
-def _code_and_data(problem: str, args: dict, algorithm: str) -> dict:
-    import hashlib
-
-    from fedcomp.algorithms import get
-    from fedcomp.engine import build
-    from fedcomp.runner.spec import _build_problem, _canonical
-    prob = _build_problem(problem, _canonical(args))
-    h = hashlib.sha256(build.generate_source(get(algorithm), prob.kernels).encode())
-    for dep in (prob.kernels, *build._DEP_MODULES):
-        h.update(build._module_source(dep).encode())
-    return {"code": h.hexdigest()[:12], "data": prob.fingerprint()}
 
 
 def summarize(table: pd.DataFrame) -> pd.DataFrame:

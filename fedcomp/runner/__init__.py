@@ -8,11 +8,14 @@
 >>> table = run_specs(specs, store="results/", executor="process")   # doctest: +SKIP
 
 See :mod:`fedcomp.runner.spec` (what a run is), :mod:`fedcomp.runner.executors` (in-process,
-process pool, Dask) and :mod:`fedcomp.runner.store` (Parquet parts, atomic writes, resume).
+process pool, Dask), :mod:`fedcomp.runner.results` (one simulation through the runner, returned
+as the engine's result: what the checks use) and :mod:`fedcomp.runner.store` (Parquet parts,
+atomic writes, resume).
 """
-from fedcomp.runner.executors import EXECUTORS, SweepReport, execute_batch, run_specs
+from fedcomp.runner.executors import (EXECUTORS, SweepReport, execute_batch, executor_session,
+                                      run_specs, set_executor)
 from fedcomp.runner.spec import RunSpec, build_problem, resolve
 from fedcomp.runner.store import ResultStore
 
 __all__ = ["RunSpec", "ResultStore", "run_specs", "execute_batch", "build_problem", "resolve",
-           "EXECUTORS", "SweepReport"]
+           "EXECUTORS", "SweepReport", "executor_session", "set_executor"]

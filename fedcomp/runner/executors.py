@@ -23,11 +23,13 @@ them (no orphans after a SIGKILL). A tqdm bar shows runs done / total and the ET
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import pandas as pd
@@ -36,6 +38,34 @@ from fedcomp import _validate as V
 from fedcomp.runner.spec import RunSpec, _canonical, build_problem
 
 EXECUTORS = ("inprocess", "process", "dask")
+
+# FEDCOMP_DASK_ADDRESS alone selects the Dask executor (an address given is an address used,
+# never silently ignored beside the in-process default); FEDCOMP_EXECUTOR overrides
+_ADDRESS = os.environ.get("FEDCOMP_DASK_ADDRESS") or None
+DEFAULT_EXECUTOR = {"executor": os.environ.get("FEDCOMP_EXECUTOR",
+                                               "dask" if _ADDRESS else "inprocess"),
+                    "address": _ADDRESS,
+                    "workers": None, "progress": False}
+
+
+def set_executor(executor: str | None = None, address: str | None = None,
+                 workers: int | None = None, progress: bool | None = None) -> None:
+    """Executor of every check's simulations (:func:`fedcomp.runner.results.run_results` and the
+    rate sweeps; ``fedcomp verify --executor ...`` sets it). Checked here: a bad value used to surface only inside each check, as an inconclusive verdict."""
+    if executor is not None and executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if workers is not None:
+        V.positive_int("workers", workers)
+    if address is not None and (executor or DEFAULT_EXECUTOR["executor"]) != "dask":
+        raise ValueError("address is only used with executor='dask'")
+    if executor is not None:
+        DEFAULT_EXECUTOR["executor"] = executor
+    if address is not None:
+        DEFAULT_EXECUTOR["address"] = address
+    if workers is not None:
+        DEFAULT_EXECUTOR["workers"] = workers
+    if progress is not None:
+        DEFAULT_EXECUTOR["progress"] = progress
 
 
 @dataclass
@@ -84,26 +114,36 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
         results = list(fedcomp.simulate_many(problem, spec0.algorithm, seeds=seeds, **params))
     frames = []
     for spec, res in zip(specs, results):
-        df = res.to_frame()
-        if df.empty:  # non-finite from the start: keep one row so the run counts as done
-            df = pd.DataFrame({"t": [-1]})
-            for key, val in {**res.config, "seed": res.seed, "rounds_total": res.rounds,
-                             "floats_sent_total": res.floats_sent}.items():
-                df[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
-            df["diverged_at"] = pd.array([res.diverged_at], dtype="Int64")
-        for var, n in res.floats_by_variable.items():
-            df[f"floats_{var}_total"] = n
-        df["run_id"] = spec.run_id
-        df["config_hash"] = spec.config_hash
-        df["problem_ctor"] = spec.problem
-        df["problem_args"] = _canonical(spec.problem_args)
-        df["params"] = _canonical(spec.params)
-        df["labels"] = _canonical(spec.labels)
+        extra = {f"floats_{var}_total": n for var, n in res.floats_by_variable.items()}
+        extra.update(result=_result_json(res), run_id=spec.run_id, config_hash=spec.config_hash,
+                     problem_ctor=spec.problem, problem_args=_canonical(spec.problem_args),
+                     params=_canonical(spec.params), labels=_canonical(spec.labels))
         for key, val in spec.labels.items():
             scalar = not isinstance(val, (list, tuple, dict))
-            df[f"label_{key}"] = val if scalar else json.dumps(val)
+            extra[f"label_{key}"] = val if scalar else json.dumps(val)
+        if len(res.t):
+            df = res.to_frame(**extra)
+        else:  # non-finite from the start: keep one row so the run counts as done
+            cols = {"t": [-1]}
+            for key, val in {**res.config, "seed": res.seed, "rounds_total": res.rounds,
+                             "floats_sent_total": res.floats_sent}.items():
+                cols[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
+            cols["diverged_at"] = pd.array([res.diverged_at], dtype="Int64")
+            df = pd.DataFrame({**cols, **extra})
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
+
+
+def _result_json(res) -> str:
+    """What the rows alone do not hold, for :func:`fedcomp.runner.results.result_from_rows`:
+    the final average ``x_bar``, the ledger and the configuration (``repr`` floats: exact)."""
+    def plain(v):
+        return v.item() if hasattr(v, "item") else str(v)
+    return json.dumps({"algorithm": res.algorithm, "x_bar": [float(v) for v in res.x_bar],
+                       "rounds": int(res.rounds), "floats_sent": int(res.floats_sent),
+                       "floats_by_variable": {k: int(v) for k, v in
+                                              res.floats_by_variable.items()},
+                       "config": res.config, "seed": int(res.seed)}, default=plain)
 
 
 def _batches(specs: list[RunSpec], batch_size: int) -> list[list[RunSpec]]:
@@ -213,7 +253,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     kept: list[pd.DataFrame] = []
     executed = 0
     t0 = time.perf_counter()
-    dask = _dask_client(address, n_workers, connect_timeout) \
+    dask = _resource(("dask", address, n_workers),
+                     lambda: _dask_client(address, n_workers, connect_timeout), _close_dask) \
         if executor == "dask" and pending else None
     bar = tqdm(total=len(unique), initial=len(unique) - len(pending), unit="run", desc=desc,
                disable=not progress, smoothing=0.1)
@@ -238,16 +279,22 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
             for b in batches:
                 finish(execute_batch(b), len(b))
         elif executor == "process":
-            import multiprocessing as mp
-            with ProcessPoolExecutor(max_workers=min(n_workers, len(batches)),
-                                     mp_context=mp.get_context("spawn"),
-                                     initializer=_exit_with_parent,
-                                     initargs=(os.getpid(),)) as pool:
+            n = n_workers if _SESSION is not None else min(n_workers, len(batches))
+            pool, owned = _resource(("process", n), lambda: _process_pool(n),
+                                    lambda p: p.shutdown())
+            try:
                 futs = {pool.submit(execute_batch, b, 1): len(b) for b in batches}
                 for f in as_completed(futs):
                     finish(f.result(), futs[f])
+            except BrokenProcessPool:
+                if not owned:   # a dead worker breaks the pool: the next call starts a new one
+                    _SESSION.pop(("process", n), None)
+                raise
+            finally:
+                if owned:
+                    pool.shutdown()
         else:
-            _run_dask(dask[0], batches, finish)
+            _run_dask(dask[0][0], batches, finish)
 
     try:
         compute(mine)
@@ -273,10 +320,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         bar.close()
         if store is not None and held:
             store.release(held)
-        if dask is not None:
-            dask[0].close()
-            if dask[1] is not None:
-                dask[1].close()
+        if dask is not None and dask[1]:
+            _close_dask(dask[0])
     seconds = time.perf_counter() - t0
     if store is not None:
         table = store.table(run_ids=list(unique))
@@ -311,6 +356,55 @@ def _claim(store, specs: list[RunSpec], held: set) -> tuple[list[RunSpec], list[
             held.difference_update(late)
             mine = [s for s in mine if s.run_id not in late]
     return mine, foreign
+
+
+# --- pools and clusters shared by the sweeps of one session -----------------------------------
+_SESSION: dict | None = None
+
+
+@contextlib.contextmanager
+def executor_session():
+    """Share the process pool or Dask cluster between every :func:`run_specs` call made inside
+    the block (a verify's checks make hundreds of small ones): it is started by the first call
+    that needs it and shut down when the block ends. Outside a session each call starts and
+    stops its own. Nested sessions join the outermost one."""
+    global _SESSION
+    if _SESSION is not None:
+        yield
+        return
+    _SESSION = {}
+    try:
+        yield
+    finally:
+        held, _SESSION = _SESSION, None
+        for value, close in held.values():
+            try:
+                close(value)
+            except Exception:  # noqa: BLE001 -- best effort at shutdown, never mask the result
+                pass
+
+
+def _resource(key, start, close):
+    """(resource, owned): the session's resource under `key` (started on first use), or a new
+    one the caller owns and must close."""
+    if _SESSION is None:
+        return start(), True
+    if key not in _SESSION:
+        _SESSION[key] = (start(), close)
+    return _SESSION[key][0], False
+
+
+def _process_pool(n: int) -> ProcessPoolExecutor:
+    import multiprocessing as mp
+    return ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("spawn"),
+                               initializer=_exit_with_parent, initargs=(os.getpid(),))
+
+
+def _close_dask(pair) -> None:
+    client, cluster = pair
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 def _dask_client(address, n_workers, connect_timeout):

@@ -114,6 +114,9 @@ def _read_claim(path: Path) -> dict | None:
         return {}  # half-written claim: judged by its age alone
 
 
+_IDS_CACHE: dict[str, dict[str, tuple]] = {}
+
+
 class ResultStore:
     """A directory of Parquet parts read as one table (see the module docstring).
 
@@ -145,7 +148,12 @@ class ResultStore:
             owner = _read_claim(claim)
             if owner is not None and _stale(owner or None, claim, self.stale_after):
                 claim.unlink(missing_ok=True)
-        self._ids_cache: dict[str, set] = {}
+        # parts are written once (unique names, atomic writes), so the run ids of a part, once
+        # read, are shared by every ResultStore of this directory in this process (keyed by the
+        # part's size and mtime: a part damaged on disk is read again, and quarantined): a
+        # session of many small sweeps into one store reads each part's ids once, not once per
+        # sweep (which made a verify's many small runs quadratic in the parts)
+        self._ids_cache: dict[str, tuple] = _IDS_CACHE.setdefault(str(self.path.resolve()), {})
 
     def parts(self) -> list[Path]:
         return sorted(self.path.glob(_PREFIX + "*.parquet"))
@@ -175,14 +183,19 @@ class ResultStore:
             return None
 
     def _ids(self, part: Path) -> set | None:
-        ids = self._ids_cache.get(part.name)
-        if ids is None:
+        try:
+            st = part.stat()
+        except FileNotFoundError:
+            return None   # quarantined by another reader meanwhile
+        stamp = (st.st_size, st.st_mtime_ns)
+        hit = self._ids_cache.get(part.name)
+        if hit is None or hit[0] != stamp:   # new, or changed on disk since it was read
             df = self._read(part, columns=["run_id"])
             if df is None:
                 return None
-            ids = set(df["run_id"].unique())
-            self._ids_cache[part.name] = ids
-        return ids
+            hit = (stamp, set(df["run_id"].unique()))
+            self._ids_cache[part.name] = hit
+        return hit[1]
 
     def finished(self) -> set[str]:
         """run_ids of every run stored (reads only the ``run_id`` column of new parts)."""
@@ -207,7 +220,8 @@ class ResultStore:
             os.fsync(fh.fileno())
         final = self.path / name
         os.replace(tmp, final)
-        self._ids_cache[name] = set(frame["run_id"].unique())
+        st = final.stat()
+        self._ids_cache[name] = ((st.st_size, st.st_mtime_ns), set(frame["run_id"].unique()))
         return final
 
     # -- claims: one computation per run id across concurrent sweeps ----------------------------

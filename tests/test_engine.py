@@ -70,6 +70,23 @@ def test_simulate_many_equals_simulate_bit_for_bit(small_lq):
     assert batch.stacked().shape == (3, 21)
 
 
+def test_simulate_many_takes_one_starting_point_per_run(small_lq):
+    # row i of x0 with seeds[i]; a repeated seed gives the same samples from another start
+    p = fedcomp.problems.LinearQuadratic(small_lq.A, small_lq.b, noise=0.3)
+    seeds = [2, 2, 5]
+    X0 = np.random.default_rng(1).standard_normal((3, p.dim))
+    batch = fedcomp.simulate_many(p, "feddro", seeds=seeds, x0=X0, iterations=120, eta=0.05,
+                                  local_steps=3, record_every=10, beta=0.3)
+    for s, x0, run in zip(seeds, X0, batch):
+        one = fedcomp.simulate(p, "feddro", iterations=120, eta=0.05, local_steps=3, seed=s,
+                               x0=x0, record_every=10, beta=0.3)
+        assert np.array_equal(one.x_bar, run.x_bar)
+        assert np.array_equal(one.grad_norm_sq, run.grad_norm_sq)
+    assert not np.array_equal(batch[0].x_bar, batch[1].x_bar)
+    with pytest.raises(ValueError, match=r"x0 must have shape \(3,\) .* or \(2, 3\)"):
+        fedcomp.simulate_many(p, "feddro", seeds=[0, 1], x0=X0, iterations=5, beta=0.3)
+
+
 @given(T=st.integers(1, 60), I=st.integers(1, 7), K=st.integers(1, 4), d=st.integers(1, 3),
        dg=st.integers(1, 3))
 @settings(max_examples=15)

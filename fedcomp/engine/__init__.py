@@ -119,7 +119,7 @@ def _check_schedule(alg, iterations, eta, local_steps, stochastic, record_every,
 
 
 def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, stochastic,
-             record_every, hyper, allow_no_sync=False):
+             record_every, hyper, allow_no_sync=False, per_run=False):
     from fedcomp import _interrupt
     _interrupt.check()   # a Ctrl-C that a compilation swallowed still stops the command
     if not isinstance(problem, Problem):
@@ -138,6 +138,12 @@ def _prepare(problem, algorithm, iterations, eta, local_steps, x0, seed_list, st
     d, dg, K = problem.dim, problem.inner_dim, problem.num_clients
     if x0 is None:
         x0a = np.zeros(d)
+    elif per_run:   # simulate_many: one starting point for all runs, or row i for seeds[i]
+        n = len(seed_list)
+        if np.shape(x0) not in ((d,), (n, d)):
+            raise ValueError(f"x0 must have shape ({d},) (one starting point for every run) or "
+                             f"({n}, {d}) (row i for seeds[i]), got shape {np.shape(x0)}")
+        x0a = np.ascontiguousarray(V.finite_array("x0", x0, shape=np.shape(x0)))
     else:
         x0a = V.finite_array("x0", x0, shape=(d,))
     nz, nw, ns = alg.sizes(d, dg)
@@ -281,8 +287,10 @@ def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01,
     """Run one configuration for every seed in `seeds`, in parallel threads (numba prange).
 
     Each run equals ``simulate(..., seed=s)`` bit for bit. `seeds` is an iterable of
-    non-negative integers (``range(5)``, not ``5``); the other parameters are those of
-    :func:`simulate`.
+    non-negative integers (``range(5)``, not ``5``; repeats allowed). `x0` is one starting point
+    for every run (shape (d,)) or one per run (shape (len(seeds), d): run i starts at x0[i] with
+    seed seeds[i], e.g. many starting points on the same samples with ``seeds=[0] * n``). The
+    other parameters are those of :func:`simulate`.
     """
     if isinstance(seeds, (str, bytes, dict)) or not hasattr(seeds, "__iter__"):
         raise ValueError(f"seeds must be an iterable of non-negative integers (e.g. range(5) "
@@ -291,7 +299,10 @@ def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01,
     if not seed_list:
         raise ValueError("seeds must contain at least one non-negative integer")
     alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
-                                      seed_list, stochastic, record_every, hyper, allow_no_sync)
+                                      seed_list, stochastic, record_every, hyper, allow_no_sync,
+                                      per_run=True)
+    if tail[4].ndim == 1:   # the loop takes one row per run
+        tail = (*tail[:4], np.tile(tail[4], (len(seed_list), 1)), *tail[5:])
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     bases = np.array([_rng.base_key(s) for s in seed_list], dtype=np.uint64)

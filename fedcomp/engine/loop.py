@@ -107,10 +107,10 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
     return x_last_own, rec_t_own, rec_own, ledger_own, diverged, nr
 
 
-def run_many(data, hyper, bases, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, nslots,
+def run_many(data, hyper, bases, T, I, exact, rec_every, X0, K, dg, nz, nw, ns, nslots,
              n_phases, tracks_inner):
     n = bases.shape[0]
-    d = x0.shape[0]
+    d = X0.shape[1]
     n_rec = T // rec_every + 1
     if T % rec_every != 0:
         n_rec += 1
@@ -121,8 +121,8 @@ def run_many(data, hyper, bases, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, 
     DV = np.zeros(n, dtype=np.int64)
     NR = np.zeros(n, dtype=np.int64)
     for r in prange(n):
-        xb, rt, rc, lg, dv, nr = run_one(data, hyper, bases[r], T, I, exact, rec_every, x0, K,
-                                         dg, nz, nw, ns, nslots, n_phases, tracks_inner)
+        xb, rt, rc, lg, dv, nr = run_one(data, hyper, bases[r], T, I, exact, rec_every, X0[r],
+                                         K, dg, nz, nw, ns, nslots, n_phases, tracks_inner)
         XB[r, :] = xb
         RT[r, :] = rt
         RC[r, :, :] = rc

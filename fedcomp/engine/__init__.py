@@ -4,13 +4,15 @@
 the (algorithm, problem) pair, runs it and returns a :class:`SimulationResult`. Compile time is
 measured apart (``compile_seconds``) and never counted in ``run_seconds``.
 :func:`simulate_many` runs many seeds of one configuration in one call, in parallel threads
-(numba ``prange``); each seed's result is bit-identical to :func:`simulate` with that seed.
+(the compiled loop of :func:`simulate`, which releases the GIL: one compilation serves both);
+each seed's result is bit-identical to :func:`simulate` with that seed.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from fedcomp import _validate as V
@@ -222,7 +224,7 @@ def simulate(problem, algorithm, iterations=1000, eta=0.01, local_steps=1, x0=No
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     args = (problem.data, hyp, _rng.base_key(seed), *tail)
-    _build.warm(mod, False, args)
+    _build.warm(mod, args)
     compile_s = time.perf_counter() - t0
     t1 = time.perf_counter()
     out = mod.run_one(*args)
@@ -284,7 +286,8 @@ def _simulate_torch(problem, alg, hyp, tail, config, seed, device) -> Simulation
 def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01, local_steps=1,
                   x0=None, stochastic=True, record_every=1, allow_no_sync=False,
                   **hyper) -> BatchResult:
-    """Run one configuration for every seed in `seeds`, in parallel threads (numba prange).
+    """Run one configuration for every seed in `seeds`, in parallel threads (as many as
+    ``numba.get_num_threads()``; the compiled loop releases the GIL).
 
     Each run equals ``simulate(..., seed=s)`` bit for bit. `seeds` is an iterable of
     non-negative integers (``range(5)``, not ``5``; repeats allowed). `x0` is one starting point
@@ -301,17 +304,26 @@ def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01,
     alg, hyp, tail, config = _prepare(problem, algorithm, iterations, eta, local_steps, x0,
                                       seed_list, stochastic, record_every, hyper, allow_no_sync,
                                       per_run=True)
-    if tail[4].ndim == 1:   # the loop takes one row per run
-        tail = (*tail[:4], np.tile(tail[4], (len(seed_list), 1)), *tail[5:])
+    n = len(seed_list)
+    X0 = tail[4] if tail[4].ndim == 2 else np.tile(tail[4], (n, 1))
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     bases = np.array([_rng.base_key(s) for s in seed_list], dtype=np.uint64)
-    args = (problem.data, hyp, bases, *tail)
-    _build.warm(mod, True, args)
+
+    def args(i):   # run i: exactly simulate's arguments for seeds[i] and x0[i]
+        return (problem.data, hyp, bases[i], *tail[:4], X0[i], *tail[5:])
+    _build.warm(mod, args(0))
     compile_s = time.perf_counter() - t0
     t1 = time.perf_counter()
-    XB, RT, RC, LG, DV, NR = mod.run_many(*args)
+    # the compiled run_one releases the GIL: runs go in threads, one function for simulate and
+    # simulate_many (compiled once); numba.set_num_threads sets how many
+    workers = min(n, numba.get_num_threads())
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(workers) as pool:
+            outs = list(pool.map(lambda i: mod.run_one(*args(i)), range(n)))
+    else:
+        outs = [mod.run_one(*args(i)) for i in range(n)]
     run_s = time.perf_counter() - t1
-    runs = [_result(alg, config, s, XB[i], RT[i], RC[i], LG[i], DV[i], NR[i], 0.0, 0.0)
-            for i, s in enumerate(seed_list)]
+    runs = [_result(alg, config, s, *out, 0.0, 0.0) for s, out in zip(seed_list, outs)]
     return BatchResult(runs=runs, compile_seconds=compile_s, run_seconds=run_s, seeds=seed_list)

@@ -105,28 +105,3 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
                 nr += 1
     keep_alive((X_own, Y_own, Z_own, W_own, S_own, tmp_own))
     return x_last_own, rec_t_own, rec_own, ledger_own, diverged, nr
-
-
-def run_many(data, hyper, bases, T, I, exact, rec_every, X0, K, dg, nz, nw, ns, nslots,
-             n_phases, tracks_inner):
-    n = bases.shape[0]
-    d = X0.shape[1]
-    n_rec = T // rec_every + 1
-    if T % rec_every != 0:
-        n_rec += 1
-    XB = np.zeros((n, d))
-    RT = np.zeros((n, n_rec), dtype=np.int64)
-    RC = np.zeros((n, n_rec, N_METRICS))
-    LG = np.zeros((n, nslots + 1), dtype=np.int64)
-    DV = np.zeros(n, dtype=np.int64)
-    NR = np.zeros(n, dtype=np.int64)
-    for r in prange(n):
-        xb, rt, rc, lg, dv, nr = run_one(data, hyper, bases[r], T, I, exact, rec_every, X0[r],
-                                         K, dg, nz, nw, ns, nslots, n_phases, tracks_inner)
-        XB[r, :] = xb
-        RT[r, :] = rt
-        RC[r, :, :] = rc
-        LG[r, :] = lg
-        DV[r] = dv
-        NR[r] = nr
-    return XB, RT, RC, LG, DV, NR

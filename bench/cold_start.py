@@ -1,0 +1,60 @@
+"""Cold start: CPU seconds of the first ``simulate`` of an (algorithm, problem) pair in a fresh
+process with an empty kernel cache, of ``simulate_many`` of the same pair right after, and of
+both again in a second process that finds the disk cache (issue 17, item 3).
+
+Run::
+
+    taskset -c 0 env PYTHONPATH=. .venv/bin/python bench/cold_start.py
+
+Each measurement is a child process (``FEDCOMP_CACHE_DIR`` a new temporary directory), so no
+compiled code survives between pairs; CPU seconds of the child (``time.process_time``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CHILD = r'''
+import json, sys, time
+t0 = time.process_time()
+import fedcomp
+t1 = time.process_time()
+alg, ctor = sys.argv[1], sys.argv[2]
+p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
+     fedcomp.problems.KLDRO.synthetic(dim=10, num_clients=4, batch_size=4))
+kw = dict(iterations=100, eta=0.05, beta=0.2)
+t2 = time.process_time()
+fedcomp.simulate(p, alg, **kw)
+t3 = time.process_time()
+fedcomp.simulate_many(p, alg, seeds=range(2), **kw)
+t4 = time.process_time()
+print(json.dumps({"import": t1 - t0, "simulate": t3 - t2, "simulate_many": t4 - t3}))
+'''
+
+PAIRS = (("feddro", "lq"), ("feddro", "kl"))
+
+
+def child(alg: str, ctor: str, cache: str) -> dict:
+    env = {**os.environ, "FEDCOMP_CACHE_DIR": cache}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", CHILD, alg, ctor], env=env, cwd=root,
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    print("| pair | cache | import | first simulate | simulate_many after it |")
+    print("|---|---|---|---|---|")
+    for alg, ctor in PAIRS:
+        with tempfile.TemporaryDirectory() as cache:
+            for label in ("empty", "warm (disk)"):
+                r = child(alg, ctor, cache)
+                print(f"| {alg} on {ctor} | {label} | {r['import']:.2f} s | {r['simulate']:.2f} s "
+                      f"| {r['simulate_many']:.3f} s |")
+
+
+if __name__ == "__main__":
+    main()

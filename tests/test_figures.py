@@ -393,6 +393,21 @@ def test_derivation_ratios_and_figure():
         assert points == [0.5, 1.0]
     finally:
         plt.close(fig)
+    # yes/no statements: no ratio; a round marker at 1 when printed and found agree, a cross when
+    # they do not, and the text says which is which
+    assert ratios({"name": "b", "measured": True, "predicted": True, "verdict": "pass"}).size == 0
+    fig = derivation_figure([{"name": "same", "measured": True, "predicted": True,
+                              "verdict": "pass"},
+                             {"name": "differ", "measured": False, "predicted": True,
+                              "verdict": "fail"}], "t")
+    try:
+        marks = [(line.get_marker(), line.get_xdata()[0]) for line in fig.axes[0].get_lines()
+                 if line.get_marker() in ("o", "X")]
+        assert marks == [("o", 1.0), ("X", 1.0)]
+        texts = [t.get_text() for t in fig.axes[0].texts]
+        assert "printed yes, found yes" in texts and "printed yes, found no" in texts
+    finally:
+        plt.close(fig)
 
 
 def test_claims_judged_on_exact_comparisons_get_the_derivation_figure(measure_quick):

@@ -15,7 +15,7 @@ from fedcomp.checks.huang import (FIG2_ORDERINGS, FIG2_READING, _FIG3_ARMS, _FIG
                                   measure_thm1)
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, scaled
-from fedcomp.rates.verdict import combine, equal_verdict
+from fedcomp.rates.verdict import combine, equal_verdict, record_comparison
 
 
 
@@ -104,6 +104,8 @@ def judge_grid(predicted, m: Measurement) -> CheckResult:
     for name, value in predicted.items():
         grid = m.values[name]["grid"]
         inside = any(abs(value - x) <= 1e-12 for x in grid)
+        record_comparison(f"{name} = {value:g} lies in its grid", inside, True,
+                          "pass" if inside else "fail")
         parts.append("pass" if inside else "fail")
         if not inside:
             text.append(f"{name} = {value:g} is not in its grid {grid}")

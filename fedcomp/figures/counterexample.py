@@ -77,6 +77,37 @@ def trajectory_figure(data: dict):
     return fig
 
 
+def same_run_figure(series: dict, title: str):
+    """Two algorithms' ||grad Phi(xbar_t)||^2 on the same samples (series: {alg: {"t", "g"}}),
+    and their absolute difference below (drawn only where it is nonzero: all zero is said in
+    text, never plotted on the log axis)."""
+    fig, (top, bot) = plt.subplots(2, 1, figsize=(7, 5), sharex=True,
+                                   gridspec_kw={"height_ratios": [3, 1.4]})
+    algs = list(series)
+    for i, alg in enumerate(algs):
+        t, g = np.asarray(series[alg]["t"]), np.asarray(series[alg]["g"])
+        top.semilogy(t, g, color=S.colour(alg), lw=3.5 if i == 0 else 1.2,
+                     alpha=0.45 if i == 0 else 1.0, ls="-" if i == 0 else "--",
+                     label=S.label(alg))
+    top.set_ylabel(r"$\|\nabla\Phi(\bar x_t)\|^2$")
+    top.legend(fontsize=7)
+    a, b = (np.asarray(series[alg]["g"]) for alg in algs[:2])
+    diff = np.abs(a - b)
+    t = np.asarray(series[algs[0]]["t"])
+    if np.any(diff > 0):
+        bot.semilogy(t[diff > 0], diff[diff > 0], "k.", ms=2)
+        bot.set_ylabel("|difference|")
+    else:
+        bot.text(0.5, 0.5, "the two runs are identical at every recorded t (difference 0)",
+                 ha="center", va="center", transform=bot.transAxes, fontsize=8)
+        bot.set_yticks([])
+        bot.set_ylabel("difference")
+    bot.set_xlabel("iteration t")
+    top.set_title(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def thm41_figures(data: dict) -> list:
     """(file stem, draw function, its data) of every Theorem 4.1 figure."""
     return ([("trajectories", trajectory_figure, data["trajectories"])]

@@ -3,8 +3,9 @@ coefficient, an expression of the paper against fedcomp's derivation), drawn as 
 printed / derived, one row per compared quantity, on one log axis (1 = equal). A number gives a
 point; an expression gives the range of the ratio over 64 random positive values of its symbols
 (log-uniform in [0.1, 10]; the median as a point), so a constant printed twice too large reads as
-a point at 2 and a wrong power of a parameter as a wide bar. Rows are coloured by their own
-verdict. Computes only the evaluations it draws (from the rows
+a point at 2 and a wrong power of a parameter as a wide bar. A yes/no statement (a boolean) has
+no ratio: its row says what was printed and what was found, with a round marker at 1 when they
+agree and a cross when they do not. Rows are coloured by their own verdict. Computes only the evaluations it draws (from the rows
 :func:`fedcomp.rates.verdict.recording_comparisons` collected)."""
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def ratios(row: dict, samples: int = SAMPLES, seed: int = 0) -> np.ndarray:
     pole) are dropped, and an expression that is not numeric (an unevaluated derivative) gives
     none."""
     m, p = row["measured"], row["predicted"]
+    if _is_boolean(row):
+        return np.array([])
     if isinstance(m, (int, float)) and isinstance(p, (int, float)):
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.array([p / m]) if m != 0 else np.array([np.nan])
@@ -50,6 +53,14 @@ def ratios(row: dict, samples: int = SAMPLES, seed: int = 0) -> np.ndarray:
     return r[np.isfinite(r)]
 
 
+def _is_boolean(row: dict) -> bool:
+    return isinstance(row["measured"], bool) or isinstance(row["predicted"], bool)
+
+
+def _yes(v) -> str:
+    return "yes" if v else "no"
+
+
 def derivation_figure(rows: list[dict], title: str):
     """rows: dicts with name, measured (derived), predicted (printed), verdict."""
     drawn = [(r, ratios(r)) for r in rows]
@@ -62,6 +73,13 @@ def derivation_figure(rows: list[dict], title: str):
     for yi, (r, rs) in zip(y, drawn):
         c = S.VERDICT_COLOURS[r["verdict"]]
         labels.append(textwrap.shorten(r["name"], 48, placeholder="..."))
+        if _is_boolean(r):
+            agree = bool(r["measured"]) == bool(r["predicted"])
+            ax.plot([1.0], [yi], "o" if agree else "X", color=c, ms=8)
+            ax.annotate(f"printed {_yes(r['predicted'])}, found {_yes(r['measured'])}",
+                        (1.0, yi), xytext=(9, 0), textcoords="offset points", va="center",
+                        fontsize=7, color=c)
+            continue
         pos = rs[rs > 0]
         if not len(pos):
             # no positive ratio (derived zero, opposite signs, an unevaluated derivative):
@@ -86,7 +104,13 @@ def derivation_figure(rows: list[dict], title: str):
     ax.set_ylim(-0.8, len(drawn) - 0.2)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
-    ax.set_xlabel("printed / derived (1 = equal; bar: range over random symbol values)")
+    booleans = [_is_boolean(r) for r, _ in drawn]
+    if all(booleans):   # no ratio on the figure: the axis carries no scale
+        ax.tick_params(axis="x", which="both", bottom=False, labelbottom=False)
+        ax.set_xlabel("yes/no statements: o printed and found agree, x they differ")
+    else:
+        ax.set_xlabel("printed / derived (1 = equal; bar: range over random symbol values)"
+                      + ("\nyes/no statements at 1: o agree, x differ" if any(booleans) else ""))
     ax.set_ylabel("compared quantity")
     ax.set_title(textwrap.fill(title, 70), fontsize=9)
     ax.grid(alpha=0.3, axis="x")

@@ -188,8 +188,8 @@ _COMPARISONS: contextvars.ContextVar = contextvars.ContextVar("fedcomp_compariso
 
 @contextlib.contextmanager
 def recording_comparisons():
-    """Collect the numeric and symbolic comparisons of :func:`equal_verdict` (booleans are not
-    collected: they have no magnitude to draw) made inside the block."""
+    """Collect the comparisons of :func:`equal_verdict` (numbers, expressions, booleans) and of
+    :func:`record_comparison` made inside the block."""
     rows = []
     token = _COMPARISONS.set(rows)
     try:
@@ -198,11 +198,17 @@ def recording_comparisons():
         _COMPARISONS.reset(token)
 
 
-def _record(name, measured, predicted, verdict):
+def record_comparison(name: str, measured, predicted, verdict: str) -> None:
+    """Record one comparison a judge decided by its own rule (e.g. two complexities of the same
+    order in eps and K) for the derived-against-printed figure; `measured` and `predicted` are
+    numbers, expression strings or booleans. Outside :func:`recording_comparisons`: nothing."""
     rows = _COMPARISONS.get()
     if rows is not None:
         rows.append({"name": name, "measured": measured, "predicted": predicted,
                      "verdict": verdict})
+
+
+_record = record_comparison
 
 
 def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:
@@ -219,6 +225,7 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
                        + ("" if ok else f" (off by {measured - predicted:+.3g})"))
     if isinstance(measured, bool) or isinstance(predicted, bool):
         ok = bool(measured) == bool(predicted)
+        _record(name, bool(measured), bool(predicted), "pass" if ok else "fail")
         return Verdict("pass" if ok else "fail", f"{name}: measured {measured}, predicted "
                                                  f"{predicted}")
     from fedcomp._formulas import parse_expression

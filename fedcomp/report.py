@@ -174,11 +174,15 @@ class _Figures:
         from fedcomp.figures import style
         self.drawn.add(plot.name)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
+        path = self.out / plot.name
         try:
+            key = style.plot_key(plot, verdicts)
+            if key is not None and path.is_file() and style.saved_key(path) == key:
+                return   # drawn before from the same data, code and verdicts: kept as it is
             fig = plot.draw()
             style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
                                 next(iter(verdicts.values()), None))
-            style.save(fig, self.out / plot.name, verdicts)
+            style.save(fig, path, verdicts, key)
         except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
             for c in ids:
                 row = self.rows[c]

@@ -418,3 +418,28 @@ def test_claims_judged_on_exact_comparisons_get_the_derivation_figure(measure_qu
     # a claim with its own evidence figure does not get one
     c = checks.get("huang.lem2")
     assert not any("derived-vs-printed" in f.name for f in c.judge(measure_quick(c)).figures)
+
+
+def test_a_rerun_keeps_a_figure_drawn_from_the_same_data_and_redraws_a_changed_one(tmp_path):
+    from fedcomp.figures import plot
+    from fedcomp.figures import style as S
+    from fedcomp.report import _Figures
+    calls = []
+
+    def draw(values):
+        calls.append(list(values))
+        fig, ax = plt.subplots()
+        ax.plot(values)
+        return fig
+
+    rows = {"c": {"verdict": "pass", "status": "checked", "figures": ["figures/c.png"],
+                  "detail": ""}}
+    figs = _Figures([], {}, tmp_path, rows)
+    for values, verdict in (([1, 2], "pass"), ([1, 2], "pass"), ([1, 3], "pass"),
+                            ([1, 3], "fail")):
+        rows["c"]["verdict"] = verdict
+        figs.drawn.clear()
+        figs._draw(plot("figures/c.png", draw, values, claims=("c",)), ["c"])
+    # drawn, kept (same data and verdict), redrawn (new data), redrawn (new verdict)
+    assert calls == [[1, 2], [1, 3], [1, 3]]
+    assert S.saved_verdicts(tmp_path / "figures" / "c.png") == {"c": "fail"}

@@ -54,6 +54,7 @@ BADGE_LINE = 0.3
 #: gid of every badge Text (its text is the verdict; "verdict-badge:<claim id>" when a figure is
 #: the evidence of several claims), and the PNG text key :func:`save` writes them under
 BADGE_GID = "verdict-badge"
+PLOT_KEY = "fedcomp-plot-key"
 BADGE_KEY = "fedcomp-verdicts"
 
 
@@ -126,10 +127,63 @@ def floor_line(ax, floor: float) -> None:
             va="bottom", ha="left", fontsize=7, color="0.4")
 
 
-def save(fig, path, verdicts: dict | None = None) -> Path:
+def plot_key(plot, verdicts) -> str | None:
+    """A digest of everything a :class:`~fedcomp.figures.Plot` draws from: its file name, the
+    verdicts in its corner, its drawing function (name and the source of the module that defines
+    it, and of every fedcomp.figures module loaded), the data handed to it (pickled) and matplotlib's version.
+    None when the data cannot be pickled (the figure is then always drawn)."""
+    import functools
+    import hashlib
+    import inspect
+    import json
+    import pickle
+    import sys
+
+    import matplotlib
+    fn = plot.draw
+    args, kw = (), {}
+    if isinstance(fn, functools.partial):
+        fn, args, kw = fn.func, fn.args, fn.keywords
+    try:
+        data = pickle.dumps((args, sorted(kw.items())), protocol=4)
+    except Exception:   # noqa: BLE001 -- a lambda or an open handle in the data: no key
+        return None
+    h = hashlib.sha256(data)
+    h.update(json.dumps([plot.name, verdicts, getattr(fn, "__module__", ""),
+                         getattr(fn, "__qualname__", repr(fn)), matplotlib.__version__],
+                        sort_keys=True, default=str).encode())
+    mods = sorted({getattr(fn, "__module__", None) or ""} | {
+        m for m in sys.modules if m.startswith("fedcomp.figures")} - {""})
+    for mod in mods:
+        if mod not in _SOURCES:
+            try:
+                _SOURCES[mod] = hashlib.sha256(
+                    inspect.getsource(sys.modules[mod]).encode()).hexdigest()
+            except (KeyError, OSError, TypeError):
+                return None
+        h.update(_SOURCES[mod].encode())
+    return h.hexdigest()
+
+
+_SOURCES: dict = {}   # module -> digest of its source, read once per process
+
+
+def saved_key(path) -> str | None:
+    """The :func:`plot_key` a PNG written by :func:`save` records, or None."""
+    from PIL import Image
+    try:
+        with Image.open(path) as im:
+            return im.text.get(PLOT_KEY) if hasattr(im, "text") else None
+    except (OSError, ValueError):
+        return None
+
+
+def save(fig, path, verdicts: dict | None = None, key: str | None = None) -> Path:
     """Write a figure atomically (temporary file, then rename) and close it. `verdicts` ({claim
     id: verdict}, those its badges show) is stored in the PNG's text chunk :data:`BADGE_KEY`, so
-    that a figure file says which claims' verdicts it carries."""
+    that a figure file says which claims' verdicts it carries; `key` (:func:`plot_key`) in
+    :data:`PLOT_KEY`, so that a rerun with the same data and verdicts keeps the file instead of
+    drawing it again."""
     import json
     import os
     path = Path(path)
@@ -138,6 +192,8 @@ def save(fig, path, verdicts: dict | None = None) -> Path:
     meta = None
     if verdicts is not None and path.suffix.lower() == ".png":
         meta = {BADGE_KEY: json.dumps(verdicts, sort_keys=True)}
+        if key is not None:
+            meta[PLOT_KEY] = key
     try:
         # the format from the final name: the temporary name's suffix would be 'tmp-<pid>'
         # for a path without one

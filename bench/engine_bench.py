@@ -50,7 +50,9 @@ compares ``fedcomp.simulate_many`` (4 seeds in numba threads) with ``simulate`` 
 number of client-steps: per process-CPU second (the threaded runner's per-core efficiency) and in
 wall time. For the stochastic LinearQuadratic workload, a section "Cost of the noise" times the
 engine and the NumPy reference on the same problem with noise 0 (no normals drawn), interleaved,
-and prints what sampling costs each of them per client-step.
+and prints what sampling costs each of them per client-step. The last section runs
+:mod:`jax_anchor` (an independent JAX FedDRO at d = 2 to 500 and on KL-DRO minibatches, checked
+against the engine on exact oracles first) when jax is installed, and says it skipped it when not.
 
 Since commit eb9aec6 the engine compiles the algorithm's steps and helpers with
 ``inline="always"`` (:mod:`fedcomp.engine.build`), the change this bench motivated: one client
@@ -580,6 +582,13 @@ def main(argv=None):
         ok = ratio["engine/hand"] >= 1 / 1.5
         print(f"  {w.name}: engine within 1.5x of the hand loop: {'met' if ok else 'NOT met'} "
               f"(hand/engine = {1 / ratio['engine/hand']:.2f})")
+    print("\nThe JAX anchor (bench/jax_anchor.py; issue 17):")
+    import importlib.util
+    if importlib.util.find_spec("jax") is None:
+        print("  skipped: jax is not installed (pip install jax==0.10.2 to run it)")
+    else:
+        import jax_anchor   # sets XLA's one-thread flags before jax starts
+        jax_anchor.main(["--quick"] if args.quick else [])
 
 
 if __name__ == "__main__":

@@ -206,6 +206,12 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
         {claim id: prediction} judged instead of the paper's (each in the shape of that claim's
         ``predicted``; a malformed one raises ValueError naming the expected shape).
     """
+    from fedcomp.runner import executor_session
+    with executor_session():   # one process pool / Dask cluster for every check's runs
+        return _run_verify(claim_ids, profile, out, log, predict)
+
+
+def _run_verify(claim_ids, profile, out, log, predict) -> dict:
     from fedcomp import checks
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
@@ -545,14 +551,11 @@ def _verify_cli(args) -> int:
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
     from fedcomp.rates.measure import DEFAULT_EXECUTOR
-    from fedcomp.runner import executor_session
     saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,
                  progress=not args.json and sys.stderr.isatty())
     try:
-        with executor_session():   # one pool / cluster for every check's runs
-            report = run_verify(args.claim, args.profile, args.out, log=sys.stderr,
-                                predict=predict)
+        report = run_verify(args.claim, args.profile, args.out, log=sys.stderr, predict=predict)
     except KeyboardInterrupt:
         print(f"fedcomp: interrupted; the partial report is in "
               f"{Path(args.out) / 'report.interrupted.json'} (report.json left as it was)",

@@ -126,7 +126,7 @@ def test_predict_on_a_real_claim_and_the_python_api(tiny_profile, tmp_path, caps
     assert len(err) == 1 and "must have the shape" in err[0] and '"T": "number"' in err[0]
 
 
-def test_html_report_parses_and_names_every_claim(tmp_path, capsys):
+def test_html_report_parses_and_names_every_claim(tiny_profile, tmp_path, capsys):
     from html.parser import HTMLParser
     rc = main(["verify", "--claim", "khanduri.rem4.5.derivation", "--json", "--out",
                str(tmp_path)])

@@ -158,10 +158,10 @@ def test_verify_draws_each_plot_once_after_the_verdicts(extra_claims, tmp_path, 
     DRAWN.clear()
     shown, save = {}, S.save
 
-    def spy(fig, path, verdicts=None):     # the badges as drawn, beside what the PNG records
+    def spy(fig, path, verdicts=None, key=None):   # the badges as drawn, beside the PNG's record
         shown[path.name] = S.badges(fig)
         _assert_honest(fig, path.name)
-        return save(fig, path, verdicts)
+        return save(fig, path, verdicts, key)
     monkeypatch.setattr(S, "save", spy)
     rep = report.run_verify(["fedcomp.t-cor"], out=tmp_path, log=open("/dev/null", "w"))
     rows = {r["id"]: r for r in rep["claims"]}

@@ -51,14 +51,19 @@ class SimulationResult:
     def diverged(self) -> bool:
         return self.diverged_at is not None
 
+    def constants(self) -> dict:
+        """The columns every row of :meth:`to_frame` repeats: the configuration (lists and
+        dicts as their repr), the seed and the ledger totals."""
+        cols = {k: v if not isinstance(v, (list, tuple, dict)) else repr(v)
+                for k, v in self.config.items()}
+        cols.update(seed=self.seed, rounds_total=self.rounds, floats_sent_total=self.floats_sent)
+        return cols
+
     def to_frame(self, **extra):
         """Tidy table: one row per recorded iteration with the run's configuration (and the
         constant columns `extra`, e.g. a run id), built in one go."""
         import pandas as pd
-        cols = {"t": self.t, **{m: getattr(self, m) for m in METRICS}}
-        for key, val in self.config.items():
-            cols[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
-        cols.update(seed=self.seed, rounds_total=self.rounds, floats_sent_total=self.floats_sent)
+        cols = {"t": self.t, **{m: getattr(self, m) for m in METRICS}, **self.constants()}
         # nullable: null means "finite", never a sentinel such as -1 a reader could take for an
         # iteration number
         cols["diverged_at"] = pd.array([self.diverged_at] * len(self.t), dtype="Int64")
@@ -305,13 +310,14 @@ def simulate_many(problem, algorithm, seeds=range(4), iterations=1000, eta=0.01,
                                       seed_list, stochastic, record_every, hyper, allow_no_sync,
                                       per_run=True)
     n = len(seed_list)
-    X0 = tail[4] if tail[4].ndim == 2 else np.tile(tail[4], (n, 1))
+    X0 = tail[4]
     t0 = time.perf_counter()
     mod = _build.kernel_module(alg, problem.kernels)
     bases = np.array([_rng.base_key(s) for s in seed_list], dtype=np.uint64)
 
     def args(i):   # run i: exactly simulate's arguments for seeds[i] and x0[i]
-        return (problem.data, hyp, bases[i], *tail[:4], X0[i], *tail[5:])
+        return (problem.data, hyp, bases[i], *tail[:4], X0[i] if X0.ndim == 2 else X0,
+                *tail[5:])
     _build.warm(mod, args(0))
     compile_s = time.perf_counter() - t0
     t1 = time.perf_counter()

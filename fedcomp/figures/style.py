@@ -130,8 +130,8 @@ def floor_line(ax, floor: float) -> None:
 def plot_key(plot, verdicts) -> str | None:
     """A digest of everything a :class:`~fedcomp.figures.Plot` draws from: its file name, the
     verdicts in its corner, its drawing function (name and the source of the module that defines
-    it, and of every fedcomp.figures module loaded), the data handed to it (pickled) and matplotlib's version.
-    None when the data cannot be pickled (the figure is then always drawn)."""
+    it, and of every fedcomp.figures module loaded), the data handed to it (pickled) and
+    matplotlib's version. None when the data cannot be pickled (the figure is then always drawn)."""
     import functools
     import hashlib
     import inspect

@@ -208,8 +208,6 @@ def record_comparison(name: str, measured, predicted, verdict: str) -> None:
                      "verdict": verdict})
 
 
-_record = record_comparison
-
 
 def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:
     """Verdict for a value claimed exactly: numbers within tolerance, sympy expressions equal
@@ -219,13 +217,13 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
             and not isinstance(predicted, bool):
         ok = abs(measured - predicted) <= atol + rtol * abs(predicted)
         if not isinstance(measured, bool):
-            _record(name, float(measured), float(predicted), "pass" if ok else "fail")
+            record_comparison(name, float(measured), float(predicted), "pass" if ok else "fail")
         return Verdict("pass" if ok else "fail",
                        f"{name}: measured {measured:.10g}, predicted {predicted:.10g}"
                        + ("" if ok else f" (off by {measured - predicted:+.3g})"))
     if isinstance(measured, bool) or isinstance(predicted, bool):
         ok = bool(measured) == bool(predicted)
-        _record(name, bool(measured), bool(predicted), "pass" if ok else "fail")
+        record_comparison(name, bool(measured), bool(predicted), "pass" if ok else "fail")
         return Verdict("pass" if ok else "fail", f"{name}: measured {measured}, predicted "
                                                  f"{predicted}")
     from fedcomp._formulas import parse_expression
@@ -233,7 +231,7 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
     p = parse_expression(predicted, name) if isinstance(predicted, str) else sp.sympify(predicted)
     diff = sp.simplify(m - p)
     ok = diff == 0
-    _record(name, sp.sstr(m), sp.sstr(p), "pass" if ok else "fail")
+    record_comparison(name, sp.sstr(m), sp.sstr(p), "pass" if ok else "fail")
     return Verdict("pass" if ok else "fail",
                    f"{name}: derived {sp.sstr(m)}, predicted {sp.sstr(p)}"
                    + ("" if ok else f" (difference {sp.sstr(diff)})"))

@@ -124,12 +124,9 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
         if len(res.t):
             df = res.to_frame(**extra)
         else:  # non-finite from the start: keep one row so the run counts as done
-            cols = {"t": [-1]}
-            for key, val in {**res.config, "seed": res.seed, "rounds_total": res.rounds,
-                             "floats_sent_total": res.floats_sent}.items():
-                cols[key] = val if not isinstance(val, (list, tuple, dict)) else repr(val)
-            cols["diverged_at"] = pd.array([res.diverged_at], dtype="Int64")
-            df = pd.DataFrame({**cols, **extra})
+            df = pd.DataFrame({"t": [-1], **res.constants(),
+                               "diverged_at": pd.array([res.diverged_at], dtype="Int64"),
+                               **extra})
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
 

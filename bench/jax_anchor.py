@@ -232,6 +232,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="shorter runs, 3 repetitions")
     ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--only", default=None,
+                    help="comma-separated substrings: run only the workloads whose name has one")
     args = ap.parse_args(argv)
     if jax is None:
         print("jax is not installed: the JAX anchor is skipped (pip install jax==0.10.2)")
@@ -245,7 +247,10 @@ def main(argv=None) -> int:
     print("| workload | T | exact-oracle difference | engine | JAX | engine / JAX | "
           "first call (engine, JAX) |")
     print("|---|---|---|---|---|---|---|")
+    only = args.only.split(",") if args.only else None
     for c in cases(args.quick):
+        if only and not any(o in c.name for o in only):
+            continue
         err = check(c)
         r = timed(c, reps)
         print(f"| {c.name} | {c.T} | {err:.1e} | {r['engine']:.3g} | {r['jax']:.3g} | "

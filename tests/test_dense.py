@@ -1,4 +1,5 @@
-"""The four-lane products (fedcomp.engine.dense, .simd) equal the plain loops bit for bit."""
+"""The four-lane products (fedcomp.engine.dense, .simd) equal plain scalar loops written in the
+documented summation order, bit for bit, in both layouts of the value products."""
 import numba as nb
 import numpy as np
 import pytest
@@ -6,18 +7,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import affine2_t, affine_t, matvec_t
-from fedcomp.engine.simd import load4, madd4, splat4, store4
+from fedcomp.engine.dense import affine, affine2, matvec_t
+from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
 
 
-# The loops the blocked products replace (the LinearQuadratic oracles before the change).
+# The order of fedcomp.engine.dense's docstring, one scalar at a time.
 @nb.njit
-def plain_affine_t(At, k, b, x, out):
-    d, n = At.shape[1], At.shape[2]
+def plain_affine(A, k, b, x, out):
+    n, d = A.shape[1], A.shape[2]
+    m = d // 4
     for i in range(n):
         s = b[k, i]
-        for j in range(d):
-            s += At[k, j, i] * x[j]
+        if m > 0:
+            P = np.zeros(4)
+            for j in range(4 * m):
+                P[j % 4] += A[k, i, j] * x[j]
+            s += (P[0] + P[1]) + (P[2] + P[3])
+        for j in range(4 * m, d):
+            s += A[k, i, j] * x[j]
         out[i] = s
 
 
@@ -32,9 +39,9 @@ def plain_matvec_t(A, k, v, out):
 
 
 @nb.njit
-def blocked(At, A, k, b, x1, x2, v, o1, o2, o3, o4):
-    affine_t(At, k, b, x1, o1)
-    affine2_t(At, k, b, x1, x2, o2, o3)
+def blocked(A, At, k, b, x1, x2, v, o1, o2, o3, o4):
+    affine(A, At, k, b, x1, o1)
+    affine2(A, At, k, b, x1, x2, o2, o3)
     matvec_t(A, k, v, o4)
 
 
@@ -50,30 +57,58 @@ def _same_bits(a, b):
     return np.array_equal(np.asarray(a).view(np.int64), np.asarray(b).view(np.int64))
 
 
-@given(K=st.integers(1, 3), n=st.integers(1, 13), d=st.integers(1, 13),
-       seed=st.integers(0, 2**32 - 1), contiguous=st.booleans())
-@settings(max_examples=40)
-def test_blocked_products_equal_the_plain_loops_bit_for_bit(K, n, d, seed, contiguous):
+@given(K=st.integers(1, 3), n=st.integers(1, 21), d=st.integers(1, 37),
+       seed=st.integers(0, 2**32 - 1), contiguous=st.booleans(), columns=st.booleans())
+@settings(max_examples=60)
+def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, contiguous,
+                                                                 columns):
     rng = np.random.default_rng(seed)
     A = _values(rng, (K, n, d))
     b = _values(rng, (K, n))
     x1, x2, v = _values(rng, d), _values(rng, d), _values(rng, n)
-    At = np.ascontiguousarray(A.transpose(0, 2, 1))
+    At = np.ascontiguousarray(A.transpose(0, 2, 1)) if columns else np.empty((K, 0, 0))
     if not contiguous:  # the element-by-element path of load4/store4 ('A' layout)
         At = np.repeat(At, 2, axis=2)[:, :, ::2]
         b = np.repeat(b, 2, axis=1)[:, ::2]
         A = np.repeat(A, 2, axis=2)[:, :, ::2]
     k = K - 1
     outs = [np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan), np.full(d, np.nan)]
-    blocked(At, A, k, b, x1, x2, v, *outs)
+    blocked(A, At, k, b, x1, x2, v, *outs)
     ref1, ref2, ref4 = np.empty(n), np.empty(n), np.empty(d)
-    plain_affine_t(At, k, b, x1, ref1)
-    plain_affine_t(At, k, b, x2, ref2)
+    plain_affine(A, k, b, x1, ref1)
+    plain_affine(A, k, b, x2, ref2)
     plain_matvec_t(A, k, v, ref4)
     assert _same_bits(outs[0], ref1)
     assert _same_bits(outs[1], ref1)
     assert _same_bits(outs[2], ref2)
     assert _same_bits(outs[3], ref4)
+
+
+def test_below_four_inputs_the_value_order_is_the_plain_loop():
+    # d < 4: no partial sums, out[i] = b[i] + A[i, 0] x[0] + ... left to right (the Theorem 4.1
+    # counterexample's size), whatever the layout.
+    rng = np.random.default_rng(3)
+    A, b, x = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5)), rng.standard_normal(3)
+    for At in (np.ascontiguousarray(A.transpose(0, 2, 1)), np.empty((2, 0, 0))):
+        out = np.empty(5)
+        blocked(A, At, 1, b, x, x, np.zeros(5), out, np.empty(5), np.empty(5), np.empty(3))
+        for i in range(5):
+            assert out[i] == (b[1, i] + A[1, i, 0] * x[0]) + A[1, i, 1] * x[1] + A[1, i, 2] * x[2]
+
+
+def test_hsum4_and_add4_order():
+    @nb.njit
+    def f(a, c, out):
+        s = add4(load4(a, (0,)), load4(c, (0,)))
+        store4(out, (0,), s)
+        return hsum4(s)
+
+    a = np.array([1e16, 1.0, -1e16, 1.0])
+    c = np.zeros(4)
+    out = np.empty(4)
+    # (1e16 + 1) + (-1e16 + 1) = 1e16 - 1e16 (each 1 lost to rounding): 0, not 2
+    assert f(a, c, out) == (a[0] + a[1]) + (a[2] + a[3]) == 0.0
+    assert np.array_equal(out, a)
 
 
 def test_simd_lanes_never_fuse_multiply_and_add():

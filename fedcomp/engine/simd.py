@@ -1,21 +1,20 @@
 """Four-lane float64 vectors for compiled kernels: explicit SIMD with unchanged arithmetic.
 
 Why: numba's loop vectoriser only vectorises innermost loops, and numba switches LLVM's SLP
-vectoriser off (it miscompiled, numba PR #8852). A matrix-vector product that keeps the order of
-every sum -- out[i] = b[i] + A[i, 0] x[0] + A[i, 1] x[1] + ..., the order the plain loops use and
-the tests pin -- therefore ran as scalar code, or as a vector loop over i that passes its partial
-sums through memory at every j. With a vector *value* type the partial sums of four outputs stay in
-one register across the whole j loop. bench/engine_bench.py measures the effect.
+vectoriser off (it miscompiled, numba PR #8852). A matrix-vector product with a fixed summation
+order (:mod:`.dense` documents it) therefore ran as scalar code, or as a vector loop that passes
+its partial sums through memory at every step. With a vector *value* type the partial sums stay in
+registers across the whole reduction. bench/engine_bench.py measures the effect.
 
 Arithmetic is unchanged, bit for bit: ``madd4(acc, a, x)`` is a separate IEEE multiply and add on
 each lane (no fused multiply-add, no reassociation: the instructions carry no fast-math flags), so
 each lane computes exactly what the scalar statement ``acc += a * x`` computes.
 
 ``f64x4`` is a numba type whose LLVM representation is ``<4 x double>``. Only what the kernels need
-is provided: ``load4``, ``store4``, ``splat4``, ``madd4``. Indices are tuples of integers into an
-array of any number of dimensions; the four lanes are the elements idx, idx + 1, ..., idx + 3 along
-the last axis. Like numba's own indexing with bounds checking off, the caller must keep the indices
-in range (no wraparound of negative indices either). A C-contiguous array is read with one vector
+is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``. Indices are tuples
+of integers into an array of any number of dimensions; the four lanes are the elements idx,
+idx + 1, ..., idx + 3 along the last axis. Like numba's own indexing with bounds checking off, the
+caller must keep the indices in range (no wraparound of negative indices either). A C-contiguous array is read with one vector
 load; any other layout element by element (same values).
 """
 from __future__ import annotations
@@ -125,3 +124,27 @@ def madd4(typingctx, acc, a, x):
     def codegen(context, builder, sig, args):
         return builder.fadd(args[0], builder.fmul(args[1], args[2]))
     return f64x4(acc, a, x), codegen
+
+
+@intrinsic
+def add4(typingctx, a, b):
+    """a + b on each lane (one IEEE add)."""
+    for v, nm in ((a, "a"), (b, "b")):
+        if v != f64x4:
+            raise TypingError(f"add4: {nm} must be an f64x4, got {v}")
+
+    def codegen(context, builder, sig, args):
+        return builder.fadd(args[0], args[1])
+    return f64x4(a, b), codegen
+
+
+@intrinsic
+def hsum4(typingctx, v):
+    """The lanes' sum in the fixed order (v[0] + v[1]) + (v[2] + v[3]), as a float64."""
+    if v != f64x4:
+        raise TypingError(f"hsum4: v must be an f64x4, got {v}")
+
+    def codegen(context, builder, sig, args):
+        e = [builder.extract_element(args[0], ir.Constant(ir.IntType(32), m)) for m in range(4)]
+        return builder.fadd(builder.fadd(e[0], e[1]), builder.fadd(e[2], e[3]))
+    return types.float64(v), codegen

@@ -1,12 +1,12 @@
 """Kernels of :class:`fedcomp.problems.LinearQuadratic` (protocol in :mod:`fedcomp.problems.base`).
 
 data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,),
-        At (K, d, d_g): A_k^T, contiguous)
+        At: A_k^T (K, d, d_g) contiguous, or empty (K, 0, 0) for large problems)
 
-The products run in four-lane blocks (:mod:`fedcomp.engine.dense`): the value oracles read the
-columns of A_k (At's rows), and each out[i] still sums b_k[i] + A_k[i, 0] x[0] + A_k[i, 1] x[1] +
-... in that order; g_vjp sums A_k[0, j] v[0] + A_k[1, j] v[1] + ... from 0.0. The numbers are
-those of the plain row-wise loops, bit for bit.
+The products run in four-lane blocks (:mod:`fedcomp.engine.dense`, which documents each sum's
+order): the value oracles read the columns of A_k (At's rows) while the problem is small, the rows
+of A_k beyond (the problem chooses, :attr:`LinearQuadratic.column_layout_max_bytes`), with the
+same numbers bit for bit either way; g_vjp sums A_k[0, j] v[0] + A_k[1, j] v[1] + ... from 0.0.
 
 Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
 (d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
@@ -23,7 +23,7 @@ call overhead is a large share of a client step (bench/engine_bench.py).
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import affine2_t, affine_t, matvec_t
+from fedcomp.engine.dense import affine, affine2, matvec_t
 from fedcomp.rng import add_normal, add_normal2, substream
 
 HAS_H = False
@@ -31,8 +31,8 @@ HAS_H = False
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def g_value(data, k, x, key, exact, out):
-    b, params, At = data[1], data[2], data[5]
-    affine_t(At, k, b, x, out)
+    A, b, params, At = data[0], data[1], data[2], data[5]
+    affine(A, At, k, b, x, out)
     if not exact and params[0] > 0.0:
         add_normal(substream(key, 0), params[0], out)
 
@@ -41,8 +41,8 @@ def g_value(data, k, x, key, exact, out):
 def g_value2(data, k, x1, x2, key, exact, out1, out2):
     """g_value at x1 and x2 with one sample: the value noise e is drawn once and added to both
     (the same numbers, bit for bit, as two g_value calls with this key)."""
-    b, params, At = data[1], data[2], data[5]
-    affine2_t(At, k, b, x1, x2, out1, out2)
+    A, b, params, At = data[0], data[1], data[2], data[5]
+    affine2(A, At, k, b, x1, x2, out1, out2)
     if not exact and params[0] > 0.0:
         add_normal2(substream(key, 0), params[0], out1, out2)
 

@@ -35,6 +35,11 @@ class LinearQuadratic(Problem):
     """
 
     kernels = "fedcomp.problems._linear_kernels"
+    #: The value oracles read a contiguous copy of A_k^T (column form, fastest while the matrices
+    #: stay in the caches) when A takes at most this many bytes, the rows of A alone beyond (half
+    #: the memory streamed per client step). Same numbers either way (fedcomp.engine.dense);
+    #: measured in bench/engine_bench.py.
+    column_layout_max_bytes = 1 << 19
     structure = "global-inner"
     name = "linear-quadratic"
 
@@ -52,9 +57,10 @@ class LinearQuadratic(Problem):
         self.huber_radius = huber_radius
         self.Abar = np.ascontiguousarray(A.mean(axis=0))
         self.bbar = np.ascontiguousarray(b.mean(axis=0))
-        # data[5]: A_k^T (K, d, d_g) contiguous, for the value oracles' column-wise loops
-        self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar,
-                     np.ascontiguousarray(A.transpose(0, 2, 1)))
+        # data[5]: A_k^T (K, d, d_g) contiguous for the value oracles' column form, or empty
+        At = (np.ascontiguousarray(A.transpose(0, 2, 1)) if A.nbytes <= self.column_layout_max_bytes
+              else np.empty((K, 0, 0)))
+        self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar, At)
 
     def describe(self) -> dict:
         out = super().describe()

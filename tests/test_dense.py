@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import affine, affine2, matvec_t
+from fedcomp.engine.dense import affine, affine2, matvec_t, row_dot, row_dot2
 from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
 
 
@@ -82,6 +82,27 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     assert _same_bits(outs[1], ref1)
     assert _same_bits(outs[2], ref2)
     assert _same_bits(outs[3], ref4)
+
+
+@nb.njit
+def _dots(F, x1, x2, o1, o2, o3):
+    for i in range(F.shape[0]):
+        o1[i] = row_dot(F, i, x1)
+        o2[i], o3[i] = row_dot2(F, i, x1, x2)
+
+
+@given(n=st.integers(1, 6), d=st.integers(1, 37), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=30)
+def test_row_dots_are_the_affine_order_with_zero_offset(n, d, seed):
+    rng = np.random.default_rng(seed)
+    F = _values(rng, (n, d))
+    x1, x2 = _values(rng, d), _values(rng, d)
+    o1, o2, o3 = np.empty(n), np.empty(n), np.empty(n)
+    _dots(F, x1, x2, o1, o2, o3)
+    ref1, ref2 = np.empty(n), np.empty(n)
+    plain_affine(F[None], 0, np.zeros((1, n)), x1, ref1)
+    plain_affine(F[None], 0, np.zeros((1, n)), x2, ref2)
+    assert _same_bits(o1, ref1) and _same_bits(o2, ref1) and _same_bits(o3, ref2)
 
 
 def test_below_four_inputs_the_value_order_is_the_plain_loop():

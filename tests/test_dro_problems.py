@@ -82,3 +82,29 @@ def test_a_division_by_zero_is_a_reported_divergence():
     r = fedcomp.simulate(p, "feddro", iterations=2000, eta=0.3, local_steps=5, stochastic=False,
                          beta=0.5)
     assert r.diverged_at is not None
+
+
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 9))
+@settings(max_examples=30, deadline=None)
+def test_loss_and_slope_shares_one_exp_with_the_same_numbers(seed, d):
+    # loss_and_slope computes exp(-|m|) once; its values are those of softplus(m) and
+    # -s sigmoid(m), each with its own exp, bit for bit (m = 0, large |m| and NaN included).
+    import numba as nb
+    from fedcomp.engine.dense import row_dot
+    from fedcomp.problems._logistic import loss_and_slope, sigmoid, softplus
+
+    @nb.njit
+    def both(F, L, x, out):
+        for i in range(F.shape[0]):
+            out[i, 0], out[i, 1] = loss_and_slope(F, L, i, x)
+            m = -L[i] * row_dot(F, i, x)
+            out[i, 2], out[i, 3] = softplus(m), -L[i] * sigmoid(m)
+
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((8, d)) * 10.0 ** rng.integers(-2, 3, (8, 1))
+    F[0] = 0.0
+    F[1, 0] = np.nan
+    L = rng.choice([-1.0, 1.0], 8)
+    out = np.empty((8, 4))
+    both(F, L, rng.standard_normal(d) * 30, out)
+    assert np.array_equal(out[:, :2].view(np.int64), out[:, 2:].view(np.int64))

@@ -158,18 +158,20 @@ def test_noise_makes_oracles_unbiased():
 @settings(max_examples=20)
 def test_two_point_oracle_is_two_one_point_calls(seed, k, noise, exact):
     """The optional oracle g_value2 (FedDRO (8): one sample at two points) equals two g_value
-    calls with the same key, bit for bit: LinearQuadratic's own version (one noise draw) and the
-    engine's pasted default (engine.defaults), here on KL-DRO."""
+    calls with the same key, bit for bit: LinearQuadratic's own version (one noise draw), KL-DRO's
+    (one minibatch, each row read once) and the engine's pasted default (engine.defaults), here on
+    chi^2-DRO."""
     from fedcomp.algorithms import get
     from fedcomp.engine.build import kernel_module
     from fedcomp.rng import base_key, sample_key
     rng = np.random.default_rng(seed)
     key = np.uint64(sample_key(base_key(seed), k, 7, 0))
     lq = fedcomp.problems.LinearQuadratic.random(3, 4, 5, noise=noise, seed=seed % 1000)
-    kl = fedcomp.problems.KLDRO.synthetic(dim=4, num_clients=3, batch_size=5, seed=seed % 1000)
-    assert hasattr(lq.kernel_module, "g_value2") and not hasattr(kl.kernel_module, "g_value2")
-    for p, g2 in ((lq, lq.kernel_module.g_value2),
-                  (kl, kernel_module(get("feddro"), kl.kernels).g_value2)):
+    kl = fedcomp.problems.KLDRO.synthetic(dim=9, num_clients=3, batch_size=5, seed=seed % 1000)
+    c2 = fedcomp.problems.Chi2DRO.synthetic(dim=4, num_clients=3, batch_size=5, seed=seed % 1000)
+    assert hasattr(kl.kernel_module, "g_value2") and not hasattr(c2.kernel_module, "g_value2")
+    for p, g2 in ((lq, lq.kernel_module.g_value2), (kl, kl.kernel_module.g_value2),
+                  (c2, kernel_module(get("feddro"), c2.kernels).g_value2)):
         x1, x2 = rng.normal(size=(2, p.dim))
         a, b = np.empty(p.inner_dim), np.empty(p.inner_dim)
         g2(p.data, k, x1, x2, key, exact, a, b)

@@ -22,6 +22,9 @@ the memory a client step streams through, and the row form reading A alone is 2-
 (d = 200 to 500, bench/engine_bench.py). The caller picks the layout by passing an empty At
 (shape (K, 0, 0)) for the row form.
 
+**a_i . x** (:func:`row_dot`, :func:`row_dot2`, row i of a matrix F (N, d)): the same order with
+b[i] = 0.0 (the logistic losses of the DRO problems).
+
 **A_k^T v** (:func:`matvec_t`), n rows: out[j] = 0.0 + A[0, j] v[0] + A[1, j] v[1] + ... (left
 to right), computed from the rows of A_k, sixteen outputs at a time in four registers (then four,
 then one). Starting from 0.0 matters for the sign of a zero: 0.0 + (-0.0) is 0.0.
@@ -246,3 +249,45 @@ def matvec_t(A, k, v, out):
             s += A[k, i, j] * v[i]
         out[j] = s
         j += 1
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def row_dot(F, i, x):
+    """F[i] . x in the module's order (that of :func:`affine` with b[i] = 0.0)."""
+    d = F.shape[1]
+    m4 = d - d % 4
+    s = 0.0
+    if m4 > 0:
+        p = splat4(0.0)
+        j = 0
+        while j < m4:
+            p = madd4(p, load4(F, (i, j)), load4(x, (j,)))
+            j += 4
+        s += hsum4(p)
+    for j in range(m4, d):
+        s += F[i, j] * x[j]
+    return s
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def row_dot2(F, i, x1, x2):
+    """(F[i] . x1, F[i] . x2), each as :func:`row_dot` computes it, the row read once."""
+    d = F.shape[1]
+    m4 = d - d % 4
+    s1 = 0.0
+    s2 = 0.0
+    if m4 > 0:
+        p = splat4(0.0)
+        q = p
+        j = 0
+        while j < m4:
+            a = load4(F, (i, j))
+            p = madd4(p, a, load4(x1, (j,)))
+            q = madd4(q, a, load4(x2, (j,)))
+            j += 4
+        s1 += hsum4(p)
+        s2 += hsum4(q)
+    for j in range(m4, d):
+        s1 += F[i, j] * x1[j]
+        s2 += F[i, j] * x2[j]
+    return s1, s2

@@ -13,7 +13,7 @@ cannot overflow. weights[i] = 1 / (K m_k), the federated weight of sample i.
 import numba as nb
 import numpy as np
 
-from fedcomp.problems._logistic import batch_len, batch_row, loss_and_slope
+from fedcomp.problems._logistic import batch_len, batch_row, loss2, loss_and_slope
 
 HAS_H = False
 
@@ -29,6 +29,24 @@ def g_value(data, k, x, key, exact, out):
         loss, _ = loss_and_slope(F, L, i, x)
         s += np.exp((loss - c) / lam)
     out[0] = s / n
+
+
+@nb.njit(cache=True, error_model="numpy")
+def g_value2(data, k, x1, x2, key, exact, out1, out2):
+    """g_value at x1 and x2 with one minibatch (the protocol's two-point oracle): the rows are
+    drawn once and each read once for both points; the same numbers, bit for bit, as two
+    g_value calls with this key."""
+    F, L, off, params = data[0], data[1], data[2], data[3]
+    lam, c = params[0], params[1]
+    n = batch_len(off, k, exact, np.int64(params[2]))
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(n):
+        l1, l2 = loss2(F, L, batch_row(off, k, key, exact, j), x1, x2)
+        s1 += np.exp((l1 - c) / lam)
+        s2 += np.exp((l2 - c) / lam)
+    out1[0] = s1 / n
+    out2[0] = s2 / n
 
 
 @nb.njit(cache=True, error_model="numpy")

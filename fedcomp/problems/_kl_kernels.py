@@ -9,11 +9,24 @@ exp(loss_i / lambda)). The shift only keeps exp in range: every algorithm here i
 under g -> e^{-c/lambda} g (gradients use grad g * grad f, estimators are linear in g), so iterates
 do not depend on c. The exact measures phi_value / phi_grad use log-sum-exp over all samples and
 cannot overflow. weights[i] = 1 / (K m_k), the federated weight of sample i.
+
+The oracles g_value, g_value2 and g_vjp take the minibatch four samples at a time (rows from
+batch_row in the sample order j = 0, 1, ..., n - 1; the last block may hold fewer samples): the
+four dot products (fedcomp.engine.dense.row_dot / row_dot2), then softplus, sigmoid and
+exp((loss - c) / lambda) on one f64x4 with fedcomp's vector exp / log1p
+(fedcomp.engine.vmath: fdlibm's algorithms, < 1 ulp, the same bits on every machine; a sample's
+value does not depend on its position in the batch). The reductions keep the sample order:
+g = (0.0 + w_0 + w_1 + ... + w_{n-1}) / n left to right, and g_vjp adds w_j a_{i_j} into out
+sample after sample, as the scalar loops did. Against the former libm version the values differ
+in the last bits only (tests/test_vmath.py). phi_value / phi_grad (the exact measures) keep libm.
 """
 import numba as nb
 import numpy as np
 
-from fedcomp.problems._logistic import batch_len, batch_row, loss2, loss_and_slope
+from fedcomp.engine.simd import div4, lane4, mul4, splat4, sub4
+from fedcomp.engine.vmath import exp4
+from fedcomp.problems._logistic import (add_lanes, batch_len, block_rows, loss_and_slope,
+                                        loss_and_slope4, losses4_2)
 
 HAS_H = False
 
@@ -24,10 +37,12 @@ def g_value(data, k, x, key, exact, out):
     lam, c = params[0], params[1]
     n = batch_len(off, k, exact, np.int64(params[2]))
     s = 0.0
-    for j in range(n):
-        i = batch_row(off, k, key, exact, j)
-        loss, _ = loss_and_slope(F, L, i, x)
-        s += np.exp((loss - c) / lam)
+    j = 0
+    while j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        loss, _ = loss_and_slope4(F, L, i0, i1, i2, i3, x)
+        s = add_lanes(s, exp4(div4(sub4(loss, splat4(c)), splat4(lam))), j, n)
+        j += 4
     out[0] = s / n
 
 
@@ -41,12 +56,21 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
     n = batch_len(off, k, exact, np.int64(params[2]))
     s1 = 0.0
     s2 = 0.0
-    for j in range(n):
-        l1, l2 = loss2(F, L, batch_row(off, k, key, exact, j), x1, x2)
-        s1 += np.exp((l1 - c) / lam)
-        s2 += np.exp((l2 - c) / lam)
+    j = 0
+    while j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        l1, l2 = losses4_2(F, L, i0, i1, i2, i3, x1, x2)
+        s1 = add_lanes(s1, exp4(div4(sub4(l1, splat4(c)), splat4(lam))), j, n)
+        s2 = add_lanes(s2, exp4(div4(sub4(l2, splat4(c)), splat4(lam))), j, n)
+        j += 4
     out1[0] = s1 / n
     out2[0] = s2 / n
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _add_row(out, w, F, i):
+    for j in range(out.shape[0]):
+        out[j] += w * F[i, j]
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -56,12 +80,21 @@ def g_vjp(data, k, x, v, key, exact, out):
     n = batch_len(off, k, exact, np.int64(params[2]))
     for j in range(out.shape[0]):
         out[j] = 0.0
-    for jj in range(n):
-        i = batch_row(off, k, key, exact, jj)
-        loss, slope = loss_and_slope(F, L, i, x)
-        w = np.exp((loss - c) / lam) / lam * slope * v[0] / n
-        for j in range(out.shape[0]):
-            out[j] += w * F[i, j]
+    jj = 0
+    while jj < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, jj, n)
+        loss, slope = loss_and_slope4(F, L, i0, i1, i2, i3, x)
+        # w = exp((loss - c) / lam) / lam * slope * v[0] / n, left to right, on each lane
+        w = exp4(div4(sub4(loss, splat4(c)), splat4(lam)))
+        w = div4(mul4(mul4(div4(w, splat4(lam)), slope), splat4(v[0])), splat4(n))
+        _add_row(out, lane4(w, 0), F, i0)
+        if jj + 1 < n:
+            _add_row(out, lane4(w, 1), F, i1)
+        if jj + 2 < n:
+            _add_row(out, lane4(w, 2), F, i2)
+        if jj + 3 < n:
+            _add_row(out, lane4(w, 3), F, i3)
+        jj += 4
 
 
 @nb.njit(cache=True, error_model="numpy")

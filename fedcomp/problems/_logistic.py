@@ -5,7 +5,7 @@ loss(x) = log(1 + exp(-s a.x)), computed stably as softplus(-s a.x). The product
 :func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order).
 
 The scalar helpers (softplus, sigmoid, loss_and_slope, loss2) use libm's exp / log1p (the chi^2
-and other kernels, the exact measures). The block helpers at the end (loss_and_slope4, ...) are the
+and other kernels, the exact measures). The block helpers at the end (block_margins, ...) are the
 KL-DRO minibatch path: four samples at a time, with fedcomp's own vector exp / log1p
 (:mod:`fedcomp.engine.vmath`), the same formulas otherwise.
 """
@@ -13,8 +13,7 @@ import numba as nb
 import numpy as np
 
 from fedcomp.engine.dense import row_dot, row_dot2
-from fedcomp.engine.simd import lane4, make4, mul4
-from fedcomp.engine.vmath import softplus_sigmoid4
+from fedcomp.engine.simd import lane4, make4, mul4, splat4
 from fedcomp.rng import randint
 
 
@@ -102,27 +101,10 @@ def margins4_2(F, L, i0, i1, i2, i3, x1, x2):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def loss_and_slope4(F, L, i0, i1, i2, i3, x):
-    """(losses, slopes) of rows i0..i3 as f64x4: softplus(m) and -s_i sigmoid(m) at
-    m = -s_i a_i . x, with the vector exp / log1p (:func:`~fedcomp.engine.vmath.softplus_sigmoid4`).
-    """
-    sp, sg = softplus_sigmoid4(margins4(F, L, i0, i1, i2, i3, x))
-    return sp, mul4(make4(-L[i0], -L[i1], -L[i2], -L[i3]), sg)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def losses4_2(F, L, i0, i1, i2, i3, x1, x2):
-    """The losses of rows i0..i3 at x1 and at x2 (f64x4 each; the values of loss_and_slope4)."""
-    m1, m2 = margins4_2(F, L, i0, i1, i2, i3, x1, x2)
-    sp1, _ = softplus_sigmoid4(m1)
-    sp2, _ = softplus_sigmoid4(m2)
-    return sp1, sp2
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
 def add_lanes(s, v, j, n):
     """s + v[0] + v[1] + ... (left to right) over the lanes of samples j, j + 1, ... below n."""
-    s += lane4(v, 0)
+    if j < n:
+        s += lane4(v, 0)
     if j + 1 < n:
         s += lane4(v, 1)
     if j + 2 < n:
@@ -130,3 +112,31 @@ def add_lanes(s, v, j, n):
     if j + 3 < n:
         s += lane4(v, 3)
     return s
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def block_margins(F, L, off, k, key, exact, j, n, x):
+    """(rows, margins4) of the block of samples j..j+3; a block wholly past the batch's end
+    (j >= n) gives client k's first row and zero margins, computed and never read."""
+    if j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        return (i0, i1, i2, i3), margins4(F, L, i0, i1, i2, i3, x)
+    i = off[k]
+    return (i, i, i, i), splat4(0.0)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def block_margins2(F, L, off, k, key, exact, j, n, x1, x2):
+    """:func:`block_margins` at x1 and x2 (margins4_2)."""
+    if j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        m1, m2 = margins4_2(F, L, i0, i1, i2, i3, x1, x2)
+        return (i0, i1, i2, i3), m1, m2
+    i = off[k]
+    return (i, i, i, i), splat4(0.0), splat4(0.0)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def slopes4(L, rows, sg):
+    """-s_i sigmoid(m_i) on the lanes of the rows (with the sigmoid of softplus_sigmoid4)."""
+    return mul4(make4(-L[rows[0]], -L[rows[1]], -L[rows[2]], -L[rows[3]]), sg)

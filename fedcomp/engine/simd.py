@@ -11,11 +11,14 @@ each lane (no fused multiply-add, no reassociation: the instructions carry no fa
 each lane computes exactly what the scalar statement ``acc += a * x`` computes.
 
 ``f64x4`` is a numba type whose LLVM representation is ``<4 x double>``. Only what the kernels need
-is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``. Indices are tuples
-of integers into an array of any number of dimensions; the four lanes are the elements idx,
-idx + 1, ..., idx + 3 along the last axis. Like numba's own indexing with bounds checking off, the
-caller must keep the indices in range (no wraparound of negative indices either). A C-contiguous array is read with one vector
-load; any other layout element by element (same values).
+is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``; for the vector
+exp / log1p of :mod:`.vmath` also ``sub4``, ``mul4``, ``div4``, ``abs4``, ``neg4``, ``where_gt4``,
+``where_lt4`` (lane-wise selection on an ordered comparison), ``make4`` (from four scalars),
+``lane4`` (one lane as a scalar) and ``ldexp4`` (scaling by 2^k). Indices are tuples of integers
+into an array of any number of dimensions; the four lanes are the elements idx, idx + 1, ...,
+idx + 3 along the last axis. Like numba's own indexing with bounds checking off, the caller must
+keep the indices in range (no wraparound of negative indices either). A C-contiguous array is
+read with one vector load; any other layout element by element (same values).
 """
 from __future__ import annotations
 
@@ -148,3 +151,139 @@ def hsum4(typingctx, v):
         e = [builder.extract_element(args[0], ir.Constant(ir.IntType(32), m)) for m in range(4)]
         return builder.fadd(builder.fadd(e[0], e[1]), builder.fadd(e[2], e[3]))
     return types.float64(v), codegen
+
+
+# --- Lane-wise arithmetic, selection and lane access (the vector exp / log1p of .vmath) ----------
+# Each is one IEEE operation per lane (no fast-math flags, never fused), so a lane computes exactly
+# what the same scalar statement computes, whatever the other lanes hold.
+
+def _check_vecs(name, **vecs):
+    for nm, v in vecs.items():
+        if v != f64x4:
+            raise TypingError(f"{name}: {nm} must be an f64x4, got {v}")
+
+
+def _binary(name, op):
+    @intrinsic
+    def fn(typingctx, a, b):
+        _check_vecs(name, a=a, b=b)
+
+        def codegen(context, builder, sig, args):
+            return getattr(builder, op)(args[0], args[1])
+        return f64x4(a, b), codegen
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+sub4 = _binary("sub4", "fsub")
+sub4.__doc__ = "a - b on each lane (one IEEE subtraction)."
+mul4 = _binary("mul4", "fmul")
+mul4.__doc__ = "a * b on each lane (one IEEE multiplication)."
+div4 = _binary("div4", "fdiv")
+div4.__doc__ = "a / b on each lane (one IEEE division)."
+
+
+def _sign_op(name, clear):
+    """fabs (clear the sign bit) or negation (flip it), as integer operations on the bits."""
+    @intrinsic
+    def fn(typingctx, a):
+        _check_vecs(name, a=a)
+
+        def codegen(context, builder, sig, args):
+            i64v = ir.VectorType(ir.IntType(64), 4)
+            bits = builder.bitcast(args[0], i64v)
+            if clear:
+                bits = builder.and_(bits, ir.Constant(i64v, [(1 << 63) - 1] * 4))
+            else:
+                bits = builder.xor(bits, ir.Constant(i64v, [1 << 63] * 4))
+            return builder.bitcast(bits, _VEC)
+        return f64x4(a), codegen
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+abs4 = _sign_op("abs4", True)
+abs4.__doc__ = "|a| on each lane (the sign bit cleared; NaN stays NaN)."
+neg4 = _sign_op("neg4", False)
+neg4.__doc__ = "-a on each lane (the sign bit flipped: -(0.0) is -0.0, as in scalar code)."
+
+
+def _where(name, pred):
+    @intrinsic
+    def fn(typingctx, a, b, x, y):
+        _check_vecs(name, a=a, b=b, x=x, y=y)
+
+        def codegen(context, builder, sig, args):
+            mask = builder.fcmp_ordered(pred, args[0], args[1])
+            return builder.select(mask, args[2], args[3])
+        return f64x4(a, b, x, y), codegen
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+where_gt4 = _where("where_gt4", ">")
+where_gt4.__doc__ = ("x where a > b, else y, on each lane (an ordered comparison: false when a or "
+                     "b is NaN, as the scalar `a > b` is).")
+where_lt4 = _where("where_lt4", "<")
+where_lt4.__doc__ = "x where a < b, else y, on each lane (ordered: false with a NaN)."
+
+
+@intrinsic
+def make4(typingctx, a, b, c, d):
+    """The f64x4 (a, b, c, d) from four real numbers."""
+    for v, nm in ((a, "a"), (b, "b"), (c, "c"), (d, "d")):
+        if not isinstance(v, (types.Float, types.Integer)):
+            raise TypingError(f"make4: {nm} must be a real number, got {v}")
+
+    def codegen(context, builder, sig, args):
+        v = ir.Constant(_VEC, ir.Undefined)
+        for m in range(4):
+            xv = context.cast(builder, args[m], sig.args[m], types.float64)
+            v = builder.insert_element(v, xv, ir.Constant(ir.IntType(32), m))
+        return v
+    return f64x4(a, b, c, d), codegen
+
+
+@intrinsic
+def lane4(typingctx, v, m):
+    """Lane m (0..3; not checked) of v, as a float64."""
+    _check_vecs("lane4", v=v)
+    if not isinstance(m, types.Integer):
+        raise TypingError(f"lane4: m must be an integer, got {m}")
+
+    def codegen(context, builder, sig, args):
+        idx = context.cast(builder, args[1], sig.args[1], types.int32)
+        return builder.extract_element(args[0], idx)
+    return types.float64(v, m), codegen
+
+
+_MAGIC = 6755399441055744.0  # 0x1.8p52: x + _MAGIC - _MAGIC rounds x to an integer, |x| < 2^51
+
+
+def _pow2(builder, k):
+    """2^k for integer-valued float lanes k in [-1022, 1023], built from the bits (exact)."""
+    i64v = ir.VectorType(ir.IntType(64), 4)
+    t = builder.fadd(k, ir.Constant(_VEC, [_MAGIC + 1023.0] * 4))  # low bits: k + 1023
+    bits = builder.shl(builder.bitcast(t, i64v), ir.Constant(i64v, [52] * 4))
+    return builder.bitcast(bits, _VEC)
+
+
+@intrinsic
+def ldexp4(typingctx, v, k):
+    """v * 2^k on each lane, for integer-valued float lanes k with |k| <= 2040.
+
+    Two exact scalings: v * 2^k1 * 2^k2 with k1 = rint(k / 2), k2 = k - k1 (each within
+    [-1021, 1021], so each power of two is a normal number built from its bits). For v in
+    [0.5, 2] (exp's use) the first product is exact and the second rounds once, correctly, also
+    into the subnormal range and to inf on overflow. A NaN k gives an arbitrary scale (exp's k is
+    NaN only when its v is, and NaN times anything is NaN)."""
+    _check_vecs("ldexp4", v=v, k=k)
+
+    def codegen(context, builder, sig, args):
+        v, k = args
+        magic = ir.Constant(_VEC, [_MAGIC] * 4)
+        half = builder.fmul(k, ir.Constant(_VEC, [0.5] * 4))
+        k1 = builder.fsub(builder.fadd(half, magic), magic)
+        k2 = builder.fsub(k, k1)
+        return builder.fmul(builder.fmul(v, _pow2(builder, k1)), _pow2(builder, k2))
+    return f64x4(v, k), codegen

@@ -3,11 +3,17 @@
 Client k's samples are rows off[k]:off[k+1] of the features F (N, d) with labels s in {-1, +1}.
 loss(x) = log(1 + exp(-s a.x)), computed stably as softplus(-s a.x). The products a.x are
 :func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order).
+
+The scalar helpers (softplus, sigmoid, loss_and_slope, loss2) use libm's exp / log1p (the chi^2
+and other kernels, the exact measures). The block helpers at the end (block_margins, ...) are the
+KL-DRO minibatch path: four samples at a time, with fedcomp's own vector exp / log1p
+(:mod:`fedcomp.engine.vmath`), the same formulas otherwise.
 """
 import numba as nb
 import numpy as np
 
 from fedcomp.engine.dense import row_dot, row_dot2
+from fedcomp.engine.simd import lane4, make4, mul4, splat4
 from fedcomp.rng import randint
 
 
@@ -58,3 +64,79 @@ def batch_row(off, k, key, exact, j):
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def batch_len(off, k, exact, batch):
     return off[k + 1] - off[k] if exact else batch
+
+
+# --- Four samples at a time (the KL-DRO kernels): exp / log1p from fedcomp.engine.vmath ---------
+# A block holds the samples j, j + 1, j + 2, j + 3 of a minibatch (rows from batch_row, in order);
+# a block at the batch's end with fewer samples repeats its first row in the unused lanes, whose
+# values are computed and never read. A lane's value depends on its sample alone.
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def block_rows(off, k, key, exact, j, n):
+    """Rows of the samples j..j+3 (j < n); lanes past the batch's end repeat the first row."""
+    i0 = batch_row(off, k, key, exact, j)
+    i1 = batch_row(off, k, key, exact, j + 1) if j + 1 < n else i0
+    i2 = batch_row(off, k, key, exact, j + 2) if j + 2 < n else i0
+    i3 = batch_row(off, k, key, exact, j + 3) if j + 3 < n else i0
+    return i0, i1, i2, i3
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def margins4(F, L, i0, i1, i2, i3, x):
+    """The f64x4 of m = -s_i a_i . x for rows i0..i3 (each as loss_and_slope computes it)."""
+    return make4(-L[i0] * row_dot(F, i0, x), -L[i1] * row_dot(F, i1, x),
+                 -L[i2] * row_dot(F, i2, x), -L[i3] * row_dot(F, i3, x))
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def margins4_2(F, L, i0, i1, i2, i3, x1, x2):
+    """:func:`margins4` at x1 and x2, each row read once (row_dot2)."""
+    a0, b0 = row_dot2(F, i0, x1, x2)
+    a1, b1 = row_dot2(F, i1, x1, x2)
+    a2, b2 = row_dot2(F, i2, x1, x2)
+    a3, b3 = row_dot2(F, i3, x1, x2)
+    return (make4(-L[i0] * a0, -L[i1] * a1, -L[i2] * a2, -L[i3] * a3),
+            make4(-L[i0] * b0, -L[i1] * b1, -L[i2] * b2, -L[i3] * b3))
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def add_lanes(s, v, j, n):
+    """s + v[0] + v[1] + ... (left to right) over the lanes of samples j, j + 1, ... below n."""
+    if j < n:
+        s += lane4(v, 0)
+    if j + 1 < n:
+        s += lane4(v, 1)
+    if j + 2 < n:
+        s += lane4(v, 2)
+    if j + 3 < n:
+        s += lane4(v, 3)
+    return s
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def block_margins(F, L, off, k, key, exact, j, n, x):
+    """(rows, margins4) of the block of samples j..j+3; a block wholly past the batch's end
+    (j >= n) gives client k's first row and zero margins, computed and never read."""
+    if j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        return (i0, i1, i2, i3), margins4(F, L, i0, i1, i2, i3, x)
+    i = off[k]
+    return (i, i, i, i), splat4(0.0)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def block_margins2(F, L, off, k, key, exact, j, n, x1, x2):
+    """:func:`block_margins` at x1 and x2 (margins4_2)."""
+    if j < n:
+        i0, i1, i2, i3 = block_rows(off, k, key, exact, j, n)
+        m1, m2 = margins4_2(F, L, i0, i1, i2, i3, x1, x2)
+        return (i0, i1, i2, i3), m1, m2
+    i = off[k]
+    return (i, i, i, i), splat4(0.0), splat4(0.0)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def slopes4(L, rows, sg):
+    """-s_i sigmoid(m_i) on the lanes of the rows (with the sigmoid of softplus_sigmoid4)."""
+    return mul4(make4(-L[rows[0]], -L[rows[1]], -L[rows[2]], -L[rows[3]]), sg)

@@ -43,6 +43,12 @@ results equal numpy's on the tested points, exp(+-inf) = inf / 0, NaN -> NaN; lo
 log1p(-0) = -0, log1p(x) = x for tiny and subnormal x, NaN -> NaN. The test suite rechecks the
 < 1 ulp bound on a smaller sample (about 20,000 arguments per function).
 """
+
+# The method and coefficients are fdlibm's, whose notice (e_exp.c, s_log1p.c) reads:
+#   Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+#   Developed at SunPro, a Sun Microsystems, Inc. business.
+#   Permission to use, copy, modify, and distribute this software is freely granted,
+#   provided that this notice is preserved.
 import numba as nb
 
 from fedcomp.engine.simd import (abs4, add4, div4, lane4, ldexp4, mul4, neg4, splat4,

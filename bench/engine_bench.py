@@ -25,9 +25,9 @@ Implementations:
   product (A_k + E)^T v of LinearQuadratic is drawn as A_k^T v + sigma ||v|| z, z ~ N(0, I_d)
   (d normals instead of d * d_g), exactly as :mod:`fedcomp.problems._linear_kernels` does.
 * ``hand``: one numba function per problem written for exactly FedDRO on that problem, no
-  abstraction (no kernel protocol, no step functions, no tuples of data; it calls only the same
-  inlined helpers for row averages, the logistic loss and LinearQuadratic's matrix-vector
-  products, :mod:`fedcomp.engine.dense`). It draws its randomness
+  abstraction (no kernel protocol, no step functions; it calls only the same helpers for row
+  averages, LinearQuadratic's matrix-vector products (:mod:`fedcomp.engine.dense`) and KL-DRO's
+  minibatch oracles (:mod:`fedcomp.problems._kl_kernels`, vector exp / log1p)). It draws its randomness
   from :mod:`fedcomp.rng` with the engine's keys, so it produces the engine's iterates bit for bit;
   the bench asserts it. FedDRO (8) evaluates g_k at two points on one sample; for
   LinearQuadratic the loop draws that sample's value noise once and adds it to both values, as the
@@ -80,8 +80,10 @@ from fedcomp import rng as frng  # noqa: E402
 from fedcomp.problems import KLDRO, LinearQuadratic  # noqa: E402
 from fedcomp.engine.dense import affine, affine2, matvec_t  # noqa: E402
 from fedcomp.engine.prims import avg_rows, mean_rows  # noqa: E402
-from fedcomp.problems._logistic import loss_and_slope  # noqa: E402
-from fedcomp.rng import add_normal, randint, sample_key, substream  # noqa: E402
+from fedcomp.problems._kl_kernels import g_value as kl_g_value  # noqa: E402
+from fedcomp.problems._kl_kernels import g_value2 as kl_g_value2  # noqa: E402
+from fedcomp.problems._kl_kernels import g_vjp as kl_g_vjp  # noqa: E402
+from fedcomp.rng import add_normal, sample_key, substream  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # Hand-specialised numba loops (FedDRO only). Same floating-point operations in the same order as
@@ -175,27 +177,28 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
 
 @nb.njit(cache=False)
 def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exact):
-    """FedDRO on KL-DRO logistic regression; returns (final average model, diverged_at or -1)."""
+    """FedDRO on KL-DRO logistic regression; returns (final average model, diverged_at or -1).
+
+    The minibatch oracles are the problem's own (fedcomp.problems._kl_kernels: four samples at a
+    time with fedcomp's vector exp / log1p), called directly, as the LinearQuadratic loop calls
+    the dense products: the loop around them is what differs from the engine."""
     K = off.shape[0] - 1
     d = x0.shape[0]
+    data = (F, L, off, np.array([lam, shift, float(batch)]), np.empty(0))
     X = np.empty((K, d))
     led = np.zeros(2, dtype=np.int64)
     Y = np.empty(K)
     XA = np.empty((K, d))  # (8)'s anchor: each client's own previous iterate (before averaging)
     gx = np.empty(d)
+    ga = np.empty(1)
+    gb = np.empty(1)
+    vg = np.empty(1)
     for k in range(K):
         for j in range(d):
             X[k, j] = x0[j]
             XA[k, j] = x0[j]
-        m_k = off[k + 1] - off[k]
-        n = m_k if exact else batch
-        key = sample_key(base, k, 0, 0)
-        s = 0.0
-        for jj in range(n):
-            i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-            loss, _ = loss_and_slope(F, L, i, x0)
-            s += np.exp((loss - shift) / lam)
-        Y[k] = s / n
+        kl_g_value(data, k, x0, sample_key(base, k, 0, 0), exact, ga)
+        Y[k] = ga[0]
     s = 0.0
     for k in range(K):
         s += Y[k]
@@ -204,34 +207,14 @@ def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exac
     for t in range(T):
         finite = True
         for k in range(K):
-            m_k = off[k + 1] - off[k]
-            n = m_k if exact else batch
-            vg = lam / ybar  # grad f(ybar) of f = lam log + shift
-            for j in range(d):
-                gx[j] = 0.0
-            key = sample_key(base, k, t, 0)
-            for jj in range(n):
-                i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                loss, slope = loss_and_slope(F, L, i, X[k])
-                w = np.exp((loss - shift) / lam) / lam * slope * vg / n
-                for j in range(d):
-                    gx[j] += w * F[i, j]
+            vg[0] = lam / ybar  # grad f(ybar) of f = lam log + shift
+            kl_g_vjp(data, k, X[k], vg, sample_key(base, k, t, 0), exact, gx)
             for j in range(d):
                 X[k, j] -= eta * gx[j]
                 if not np.isfinite(X[k, j]):
                     finite = False
-            key = sample_key(base, k, t + 1, 0)
-            sa = 0.0
-            sb = 0.0
-            for jj in range(n):
-                i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                la, _ = loss_and_slope(F, L, i, XA[k])
-                sa += np.exp((la - shift) / lam)
-            for jj in range(n):
-                i = off[k] + jj if exact else off[k] + randint(key, jj, m_k)
-                lb, _ = loss_and_slope(F, L, i, X[k])
-                sb += np.exp((lb - shift) / lam)
-            Y[k] = (1.0 - beta) * (ybar - sa / n) + sb / n
+            kl_g_value2(data, k, XA[k], X[k], sample_key(base, k, t + 1, 0), exact, ga, gb)
+            Y[k] = (1.0 - beta) * (ybar - ga[0]) + gb[0]
             for j in range(d):
                 XA[k, j] = X[k, j]
         s = 0.0

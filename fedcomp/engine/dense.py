@@ -34,7 +34,11 @@ import numba as nb
 from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+# The private helpers below are not numba-inlined (inline="always"): numba's IR inliner re-types
+# every call site, and with them inlined a cold first simulate of FedDRO on LinearQuadratic took
+# 34 s instead of 19.5 s (fresh caches, one core, 26 November 2026); LLVM still inlines them
+# (bench/lq_layout.py: the same ns per client step at d = 10 and 200).
+@nb.njit(cache=True, error_model="numpy")
 def _row_finish(A, k, b, x, i, m4, p):
     """out[i] from the four partial sums p of row i (j < m4) and the tail j >= m4."""
     s = b[k, i]
@@ -45,7 +49,7 @@ def _row_finish(A, k, b, x, i, m4, p):
     return s
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def _row_partials(A, k, x, i, m4):
     p = splat4(0.0)
     j = 0
@@ -55,7 +59,7 @@ def _row_partials(A, k, x, i, m4):
     return p
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def _col_scalar(At, k, b, x, i, m4):
     """out[i] read from the columns (At), for the last n % 4 outputs."""
     c0 = 0.0
@@ -77,7 +81,7 @@ def _col_scalar(At, k, b, x, i, m4):
     return s
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def _col_block(At, k, x, i, m4):
     """The combined partial sums (P_0 + P_1) + (P_2 + P_3) of outputs i..i+3, from the columns."""
     c0 = splat4(0.0)
@@ -94,7 +98,7 @@ def _col_block(At, k, x, i, m4):
     return add4(add4(c0, c1), add4(c2, c3))
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def _col_tail(At, k, x, i, m4, s):
     for j in range(m4, At.shape[1]):
         s = madd4(s, load4(At, (k, j, i)), splat4(x[j]))

@@ -4,7 +4,7 @@ Client k's samples are rows off[k]:off[k+1] of the features F (N, d) with labels
 loss(x) = log(1 + exp(-s a.x)), computed stably as softplus(-s a.x). The products a.x are
 :func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order).
 
-The scalar helpers (softplus, sigmoid, loss_and_slope, loss2) use libm's exp / log1p (the chi^2
+The scalar helpers (softplus, sigmoid, loss_and_slope) use libm's exp / log1p (the chi^2
 and other kernels, the exact measures). The block helpers at the end (block_margins, ...) are the
 KL-DRO minibatch path: four samples at a time, with fedcomp's own vector exp / log1p
 (:mod:`fedcomp.engine.vmath`), the same formulas otherwise.
@@ -47,13 +47,6 @@ def loss_and_slope(F, L, i, x):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def loss2(F, L, i, x1, x2):
-    """(loss_i(x1), loss_i(x2)), the row read once (the numbers of two loss_and_slope calls)."""
-    z1, z2 = row_dot2(F, i, x1, x2)
-    return softplus(-L[i] * z1), softplus(-L[i] * z2)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
 def batch_row(off, k, key, exact, j):
     """Row of the j-th sample of client k's minibatch (exact: the j-th row of the client)."""
     if exact:
@@ -69,10 +62,11 @@ def batch_len(off, k, exact, batch):
 # --- Four samples at a time (the KL-DRO kernels): exp / log1p from fedcomp.engine.vmath ---------
 # A block holds the samples j, j + 1, j + 2, j + 3 of a minibatch (rows from batch_row, in order);
 # a block at the batch's end with fewer samples repeats its first row in the unused lanes, whose
-# values are computed and never read. A lane's value depends on its sample alone.
+# values are computed and never read. A lane's value depends on its sample alone. Not
+# numba-inlined, for compile time (see fedcomp.engine.vmath); LLVM inlines them.
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def block_rows(off, k, key, exact, j, n):
     """Rows of the samples j..j+3 (j < n); lanes past the batch's end repeat the first row."""
     i0 = batch_row(off, k, key, exact, j)
@@ -82,14 +76,14 @@ def block_rows(off, k, key, exact, j, n):
     return i0, i1, i2, i3
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def margins4(F, L, i0, i1, i2, i3, x):
     """The f64x4 of m = -s_i a_i . x for rows i0..i3 (each as loss_and_slope computes it)."""
     return make4(-L[i0] * row_dot(F, i0, x), -L[i1] * row_dot(F, i1, x),
                  -L[i2] * row_dot(F, i2, x), -L[i3] * row_dot(F, i3, x))
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def margins4_2(F, L, i0, i1, i2, i3, x1, x2):
     """:func:`margins4` at x1 and x2, each row read once (row_dot2)."""
     a0, b0 = row_dot2(F, i0, x1, x2)
@@ -100,7 +94,7 @@ def margins4_2(F, L, i0, i1, i2, i3, x1, x2):
             make4(-L[i0] * b0, -L[i1] * b1, -L[i2] * b2, -L[i3] * b3))
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def add_lanes(s, v, j, n):
     """s + v[0] + v[1] + ... (left to right) over the lanes of samples j, j + 1, ... below n."""
     if j < n:
@@ -114,7 +108,7 @@ def add_lanes(s, v, j, n):
     return s
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def block_margins(F, L, off, k, key, exact, j, n, x):
     """(rows, margins4) of the block of samples j..j+3; a block wholly past the batch's end
     (j >= n) gives client k's first row and zero margins, computed and never read."""
@@ -125,7 +119,7 @@ def block_margins(F, L, off, k, key, exact, j, n, x):
     return (i, i, i, i), splat4(0.0)
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def block_margins2(F, L, off, k, key, exact, j, n, x1, x2):
     """:func:`block_margins` at x1 and x2 (margins4_2)."""
     if j < n:
@@ -136,7 +130,7 @@ def block_margins2(F, L, off, k, key, exact, j, n, x1, x2):
     return (i, i, i, i), splat4(0.0), splat4(0.0)
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def slopes4(L, rows, sg):
     """-s_i sigmoid(m_i) on the lanes of the rows (with the sigmoid of softplus_sigmoid4)."""
     return mul4(make4(-L[rows[0]], -L[rows[1]], -L[rows[2]], -L[rows[3]]), sg)

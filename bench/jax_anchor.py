@@ -247,7 +247,7 @@ def main(argv=None) -> int:
     print("| workload | T | exact-oracle difference | engine | JAX | engine / JAX | "
           "first call (engine, JAX) |")
     print("|---|---|---|---|---|---|---|")
-    only = args.only.split(",") if args.only else None
+    only = [o for o in args.only.split(",") if o] if args.only else None
     for c in cases(args.quick):
         if only and not any(o in c.name for o in only):
             continue

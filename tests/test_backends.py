@@ -7,7 +7,9 @@
 * bad input is refused identically by both backends (``check_hyper`` runs for both);
 * every compiled kernel runs on tiny problems with numba's bounds checking on (a subprocess with
   its own caches, so the normal cache is untouched; kept between sessions, keyed by the source
-  of the compiled code).
+  of the compiled code), and no compiled function is specialised on a literal argument (a
+  constant ``0`` or ``True`` passed to a compiled callee compiles it, and all it calls, a second
+  time: seconds of every cold start).
 """
 import json
 import os
@@ -160,6 +162,16 @@ try:
     out["short-scratch"] = "ran"
 except IndexError as exc:
     out["short-scratch"] = "IndexError: " + str(exc)
+# every fedcomp function numba compiled in this process, and those specialised on a literal
+# argument (a constant 0 or True passed to a compiled callee: one more compilation of the callee
+# and of everything it calls, for nothing)
+import gc
+from numba.core.registry import CPUDispatcher
+sigs = [(f"{o.py_func.__module__}.{o.py_func.__name__}", str(s)) for o in gc.get_objects()
+        if isinstance(o, CPUDispatcher) and o.py_func.__module__.startswith(("fedcomp", "fcgen_"))
+        for s in o.signatures]
+out["compiled"] = len(sigs)
+out["literal"] = sorted({f"{f}{s}" for f, s in sigs if "Literal[" in s})
 print(json.dumps(out))
 """
 
@@ -181,7 +193,7 @@ def _bounds_cache_dir() -> Path:
     from fedcomp.engine import build
     roots = [m.name for pkg in (fedcomp.problems, fedcomp.algorithms)
              for m in pkgutil.iter_modules(pkg.__path__, pkg.__name__ + ".")]
-    h = hashlib.sha256(repr(sorted(_BOUNDS_ENV.items())).encode())
+    h = hashlib.sha256(repr(sorted(_BOUNDS_ENV.items())).encode() + b"literal-check")
     for dep in build._fedcomp_deps([*roots, *build._DEP_MODULES]):
         h.update(dep.encode() + build._module_source(dep).encode())
     return build.cache_dir() / f"boundscheck-{h.hexdigest()[:16]}"
@@ -205,6 +217,16 @@ def test_every_kernel_runs_with_bounds_checking():
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out.pop("short-scratch").startswith("IndexError"), "bounds checking was not on"
+    # The literal check needs the kernels compiled, not loaded from disk: the first run in the
+    # cache directory (keyed by the compiled source) compiles them all and records its result.
+    literal, compiled = out.pop("literal"), out.pop("compiled")
+    record = cache / "literal-specialisations.json"
+    if not record.exists() and compiled:
+        record.write_text(json.dumps(literal))
+    assert record.exists(), f"no record of a compiling run in {cache}: delete it and rerun"
+    literal = json.loads(record.read_text())
+    assert not literal, ("compiled for a literal argument (pass np.int64(0) / np.bool_(True), "
+                         f"or start a loop index at np.int64(0)): {literal}")
     assert set(out) == set(names())
     for name, ran in out.items():
         assert ran, f"{name}: no tiny problem accepts it"

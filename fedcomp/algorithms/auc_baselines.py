@@ -63,6 +63,7 @@ problem's ``project_dual`` (a neural problem's AUC-M floor ``dual_floor``; the s
 have no constraint on the dual, so the numba steps have none and the torch projection does
 nothing on them).
 """
+from fedcomp.algorithms._common import copy_into
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 from fedcomp.algorithms.localscgdam import step_sizes
 from fedcomp.algorithms.oracles import ce_grad, outer_grad_dual, outer_grad_inner
@@ -78,7 +79,7 @@ _ZHANG = "cited as a baseline in Zhang et al. (AUC paper), section 6.1"
 # --- numba: one client ------------------------------------------------------------------------
 def coda_init(x, vref):
     """The first stage's reference point v_0 = x_0."""
-    vref[:] = x
+    copy_into(vref, x)
 
 
 def coda_client(data, k, t, x, dual, vref, fu, fd, eta, prox_coef, stage_decay, stage, base,

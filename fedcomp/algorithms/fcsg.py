@@ -51,7 +51,7 @@ Readings (the boxes leave them open):
 * The paper's output is an iterate chosen uniformly at random; fedcomp records ||grad Phi(xbar_t)||^2
   along the run, whose average is that output's expected gap.
 """
-from fedcomp.algorithms._common import moving_average
+from fedcomp.algorithms._common import copy_into, moving_average
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 from fedcomp.algorithms.oracles import cond_grad, cond_grad_b
 from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
@@ -100,7 +100,7 @@ def accfcsgm_client(data, k, t, x, u, x_prev, g1, g0, eta, beta, base, exact):
         cond_grad(data, k, x_prev, key, exact, g0)
         for j in range(x.shape[0]):
             u[j] = g1[j] + (1.0 - beta) * (u[j] - g0[j])
-    x_prev[:] = x
+    copy_into(x_prev, x)
     local_step(x, u, eta)
 
 

@@ -220,7 +220,7 @@ def qfedavg_client(data, k, t, x, part, loss, g, eta, batch, I, base, exact):
         return
     if t % I == 0:
         # l_k(w^t) on the client's whole local data, before the first local step of the round.
-        loss[0] = loss_value_b(data, k, x, sample_key(base, k, t, 2), True, 0)
+        loss[0] = loss_value_b(data, k, x, sample_key(base, k, t, 2), np.bool_(True), np.int64(0))
     sgd_local_step(data, k, t, x, eta, batch, base, exact, g)
 
 

@@ -30,6 +30,7 @@ to right), computed from the rows of A_k, sixteen outputs at a time in four regi
 then one). Starting from 0.0 matters for the sign of a zero: 0.0 + (-0.0) is 0.0.
 """
 import numba as nb
+import numpy as np
 
 from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
 
@@ -110,7 +111,7 @@ def affine(A, At, k, b, x, out):
     """out = A_k x + b_k in the module's order; from At's columns when At is not empty."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
-    i = 0
+    i = np.int64(0)  # not the literal 0: a literal argument compiles the helpers twice
     if At.shape[1] > 0:
         while i + 4 <= n:
             s = load4(b, (k, i))
@@ -150,7 +151,7 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
     """:func:`affine` at two points x1, x2 at once (each element of A_k is read once)."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
-    i = 0
+    i = np.int64(0)
     if At.shape[1] > 0:
         while i + 4 <= n:
             s1 = load4(b, (k, i))

@@ -73,15 +73,17 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
     gbuf = tmp[d:2 * d]
     ybar = tmp[2 * d:2 * d + dg]
     gin = tmp[2 * d + dg:]
-    for k in range(K):
-        X[k, :] = x0
+    for k in range(K):  # plain loops: a slice assignment compiles numba's shape-error message
+        for j in range(d):
+            X[k, j] = x0[j]
 
     init_step(data, X, Y, Z, W, S, hyper, base, I, exact, ledger)
     diverged = -1
     nr = 0
     if all_finite(X) and all_finite(Y):
         record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, rec[0])
-        x_last[:] = xbar
+        for j in range(d):
+            x_last[j] = xbar[j]
         nr = 1
     else:
         diverged = 0
@@ -101,7 +103,8 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
                 if not np.isfinite(rec[nr, 0]) or not np.isfinite(rec[nr, 1]):
                     diverged = t + 1
                     break
-                x_last[:] = xbar
+                for j in range(d):
+                    x_last[j] = xbar[j]
                 nr += 1
     keep_alive((X_own, Y_own, Z_own, W_own, S_own, tmp_own))
     return x_last_own, rec_t_own, rec_own, ledger_own, diverged, nr

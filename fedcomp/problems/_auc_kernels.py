@@ -298,7 +298,7 @@ def g_mean(data, x, out):
     for k in range(K):
         if data[2][k + 1] == data[2][k]:
             continue
-        g_value(data, k, x, np.uint64(0), True, tmp)
+        g_value(data, k, x, np.uint64(0), np.bool_(True), tmp)
         for j in range(out.shape[0]):
             out[j] += tmp[j]
     for j in range(out.shape[0]):
@@ -348,7 +348,7 @@ def phi_grad(data, x, out):
     for k in range(K):
         if data[2][k + 1] == data[2][k]:
             continue
-        g_vjp(data, k, x, v, np.uint64(0), True, tmp)
+        g_vjp(data, k, x, v, np.uint64(0), np.bool_(True), tmp)
         for j in range(d):
             out[j] += tmp[j]
     for j in range(d):

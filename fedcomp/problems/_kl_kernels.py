@@ -46,7 +46,7 @@ def g_value(data, k, x, key, exact, out):
     lam, c = params[0], params[1]
     n = batch_len(off, k, exact, np.int64(params[2]))
     s = 0.0
-    j = 0
+    j = np.int64(0)
     while j < n:  # sixteen samples: four independent vector evaluations
         _, ma = block_margins(F, L, off, k, key, exact, j, n, x)
         _, mb = block_margins(F, L, off, k, key, exact, j + 4, n, x)
@@ -72,7 +72,7 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
     n = batch_len(off, k, exact, np.int64(params[2]))
     s1 = 0.0
     s2 = 0.0
-    j = 0
+    j = np.int64(0)
     while j < n:  # eight samples at two points: four independent vector evaluations
         _, ma1, ma2 = block_margins2(F, L, off, k, key, exact, j, n, x1, x2)
         _, mb1, mb2 = block_margins2(F, L, off, k, key, exact, j + 4, n, x1, x2)
@@ -100,7 +100,7 @@ def _add_rows4(out, w, F, i0, i1, i2, i3):
     d = out.shape[0]
     w0, w1 = splat4(lane4(w, 0)), splat4(lane4(w, 1))
     w2, w3 = splat4(lane4(w, 2)), splat4(lane4(w, 3))
-    j = 0
+    j = np.int64(0)
     while j + 4 <= d:
         o = load4(out, (j,))
         o = madd4(o, w0, load4(F, (i0, j)))
@@ -145,7 +145,7 @@ def g_vjp(data, k, x, v, key, exact, out):
     for j in range(out.shape[0]):
         out[j] = 0.0
     v0 = v[0]
-    j = 0
+    j = np.int64(0)
     while j < n:  # four samples (more blocks side by side measured no faster here)
         ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
         _add_block(out, _vjp_weights(L, ra, ma, c, lam, v0, n), F, ra, j, n)
@@ -218,6 +218,6 @@ def g_mean(data, x, out):
     tmp = np.empty(1)
     s = 0.0
     for k in range(K):
-        g_value(data, k, x, np.uint64(0), True, tmp)
+        g_value(data, k, x, np.uint64(0), np.bool_(True), tmp)
         s += tmp[0]
     out[0] = s / K

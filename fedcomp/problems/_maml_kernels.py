@@ -162,12 +162,12 @@ def f_grad_b(data, k, y, key, exact, nb_, out):
 
 @nb.njit(cache=True)
 def f_value(data, k, y):
-    return f_value_b(data, k, y, np.uint64(0), True, 0)
+    return f_value_b(data, k, y, np.uint64(0), np.bool_(True), np.int64(0))
 
 
 @nb.njit(cache=True)
 def f_grad(data, k, y, out):
-    f_grad_b(data, k, y, np.uint64(0), True, 0, out)
+    f_grad_b(data, k, y, np.uint64(0), np.bool_(True), np.int64(0), out)
 
 
 @nb.njit(cache=True)
@@ -192,7 +192,7 @@ def g_mean(data, x, out):
     for i in range(d):
         out[i] = 0.0
     for k in range(K):
-        g_value_b(data, k, x, np.uint64(0), True, 0, tmp)
+        g_value_b(data, k, x, np.uint64(0), np.bool_(True), np.int64(0), tmp)
         for i in range(d):
             out[i] += tmp[i] / K
 
@@ -203,8 +203,8 @@ def phi_value(data, x):
     y = np.empty(d)
     s = 0.0
     for k in range(K):
-        g_value_b(data, k, x, np.uint64(0), True, 0, y)
-        s += f_value_b(data, k, y, np.uint64(0), True, 0)
+        g_value_b(data, k, x, np.uint64(0), np.bool_(True), np.int64(0), y)
+        s += f_value_b(data, k, y, np.uint64(0), np.bool_(True), np.int64(0))
     return s / K
 
 
@@ -217,8 +217,8 @@ def phi_grad(data, x, out):
     for i in range(d):
         out[i] = 0.0
     for k in range(K):
-        g_value_b(data, k, x, np.uint64(0), True, 0, y)
-        f_grad_b(data, k, y, np.uint64(0), True, 0, v)
-        g_vjp_b(data, k, x, v, np.uint64(0), True, 0, u)
+        g_value_b(data, k, x, np.uint64(0), np.bool_(True), np.int64(0), y)
+        f_grad_b(data, k, y, np.uint64(0), np.bool_(True), np.int64(0), v)
+        g_vjp_b(data, k, x, v, np.uint64(0), np.bool_(True), np.int64(0), u)
         for i in range(d):
             out[i] += u[i] / K

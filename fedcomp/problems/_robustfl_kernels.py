@@ -157,7 +157,7 @@ def g_mean(data, x, out):
     K = data[2].shape[0] - 1
     s = 0.0
     for k in range(K):
-        s += _loss(data, k, x, np.uint64(0), True, 0)
+        s += _loss(data, k, x, np.uint64(0), np.bool_(True), np.int64(0))
     out[0] = s / K
 
 
@@ -167,7 +167,7 @@ def phi_value(data, x):
     gam = data[3][0]
     s = 0.0
     for k in range(K):
-        s += np.exp(_loss(data, k, x, np.uint64(0), True, 0) / gam)
+        s += np.exp(_loss(data, k, x, np.uint64(0), np.bool_(True), np.int64(0)) / gam)
     return s / K
 
 
@@ -180,7 +180,7 @@ def phi_grad(data, x, out):
     for j in range(d):
         out[j] = 0.0
     for k in range(K):
-        w = np.exp(_loss(data, k, x, np.uint64(0), True, 0) / gam) / gam / K
-        _loss_grad(data, k, x, w, np.uint64(0), True, 0, tmp)
+        w = np.exp(_loss(data, k, x, np.uint64(0), np.bool_(True), np.int64(0)) / gam) / gam / K
+        _loss_grad(data, k, x, w, np.uint64(0), np.bool_(True), np.int64(0), tmp)
         for j in range(d):
             out[j] += tmp[j]

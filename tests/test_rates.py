@@ -56,6 +56,32 @@ def test_interval_coverage_is_at_least_nominal_ballpark():
     assert hits / reps >= 0.85
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 9), st.integers(2, 12), st.integers(0, 2**31 - 1),
+       st.sampled_from(["none", "nan", "nonpositive", "inf"]))
+def test_batched_bootstrap_gives_the_per_replicate_bits(n_seeds, n, seed, damage):
+    """fit_exponent fits its 2000 replicates together (statistic_rows); the per-replicate path
+    of fit_statistic (one statistic call and one least-squares fit each) gives the same bits,
+    also when replicates lose grid points to missing or non-positive values."""
+    from fedcomp.rates.fit import _nanmean_seeds, fit_statistic
+    rng = np.random.default_rng(seed)
+    x = np.geomspace(10.0, 1e4, n)
+    v = np.exp(rng.normal(size=(n_seeds, n)) - 0.5 * np.log(x))
+    if damage != "none":
+        v[rng.uniform(size=v.shape) < 0.2] = {"nan": np.nan, "nonpositive": -1.0,
+                                              "inf": np.inf}[damage]
+    try:
+        a, boot_a = fit_exponent(x, v, n_boot=300, return_boot=True)
+    except ValueError:
+        return  # refused input: test_fit_rejects_bad_input's subject
+    keep = np.isfinite(v).sum(axis=0) > 0
+    b, boot_b = fit_statistic(x[keep], lambda idx: _nanmean_seeds(v[:, keep][idx], axis=0),
+                              n_seeds, n_boot=300, return_boot=True)
+    np.testing.assert_array_equal(boot_a, boot_b)
+    for k in ("slope", "intercept", "low", "high", "boot_low", "boot_high", "y_low", "y_high"):
+        assert repr(getattr(a, k)) == repr(getattr(b, k)), k
+
+
 def test_fit_rejects_bad_input():
     with pytest.raises(ValueError, match="positive"):
         fit_exponent([1, 2, 3], [[1, -1, 1]])

@@ -5,6 +5,11 @@ both again in a second process that finds the disk cache (issue 17, item 3).
 Run::
 
     taskset -c 0 env PYTHONPATH=. .venv/bin/python bench/cold_start.py
+    taskset -c 0 .venv/bin/python bench/cold_start.py --fresh-only --reps 3 --root OTHER_CHECKOUT
+
+``--root`` measures the fedcomp of another checkout (an older commit: ``git worktree add``) with
+this script; ``--fresh-only --reps N`` prints only the fresh-clone rows, the median of N
+children each (the machine is shared: single cold compilations vary by 20 %).
 
 Each measurement is a child process (``FEDCOMP_CACHE_DIR`` a new temporary directory), so no
 compiled code survives between pairs; CPU seconds of the child (``time.process_time``). Rows:
@@ -15,8 +20,10 @@ previous runs left it); "warm (disk)" finds both.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,27 +48,47 @@ print(json.dumps({"import": t1 - t0, "simulate": t3 - t2, "simulate_many": t4 - 
 PAIRS = (("feddro", "lq"), ("feddro", "kl"))
 
 
-def child(alg: str, ctor: str, cache: str, numba_cache: str | None = None) -> dict:
-    env = {**os.environ, "FEDCOMP_CACHE_DIR": cache}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child(alg: str, ctor: str, cache: str, numba_cache: str | None = None,
+          root: str = ROOT) -> dict:
+    env = {**os.environ, "FEDCOMP_CACHE_DIR": cache, "PYTHONPATH": root}
     if numba_cache is not None:
         env["NUMBA_CACHE_DIR"] = numba_cache
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = subprocess.run([sys.executable, "-c", CHILD, alg, ctor], env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def fresh(alg: str, ctor: str, root: str) -> dict:
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as nb:
+        return child(alg, ctor, cache, nb, root)
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=ROOT, help="checkout whose fedcomp is measured")
+    ap.add_argument("--fresh-only", action="store_true", help="only the fresh-clone rows")
+    ap.add_argument("--reps", type=int, default=1, help="fresh-clone children per pair (median)")
+    args = ap.parse_args()
+    if args.reps < 1:
+        ap.error(f"--reps must be >= 1, got {args.reps}")
+    root = os.path.abspath(args.root)
+    print(f"fedcomp from {root}")
     print("| pair | cache | import | first simulate | simulate_many after it |")
     print("|---|---|---|---|---|")
     for alg, ctor in PAIRS:
-        with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as nb:
-            r = child(alg, ctor, cache, nb)
-            print(f"| {alg} on {ctor} | fresh clone | {r['import']:.2f} s | {r['simulate']:.2f} s "
-                  f"| {r['simulate_many']:.3f} s |")
+        runs = [fresh(alg, ctor, root) for _ in range(args.reps)]
+        r = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
+        each = (" (" + ", ".join(f"{x['simulate']:.1f}" for x in runs) + ")") if args.reps > 1 else ""
+        print(f"| {alg} on {ctor} | fresh clone | {r['import']:.2f} s | {r['simulate']:.2f} s{each} "
+              f"| {r['simulate_many']:.3f} s |")
+        if args.fresh_only:
+            continue
         with tempfile.TemporaryDirectory() as cache:
             for label in ("empty", "warm (disk)"):
-                r = child(alg, ctor, cache)
+                r = child(alg, ctor, cache, root=root)
                 print(f"| {alg} on {ctor} | {label} | {r['import']:.2f} s | {r['simulate']:.2f} s "
                       f"| {r['simulate_many']:.3f} s |")
 

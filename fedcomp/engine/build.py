@@ -13,6 +13,12 @@ Every generated function is compiled with ``error_model="numpy"``: a division by
 NaN, which the loop reports as divergence (``diverged_at``), instead of raising out of compiled
 code. Problem kernels must use the same error model (they are compiled separately).
 
+Compile time: a kernel function that is not numba-inlined is compiled once per argument
+types, and numba types a constant ``0`` or ``True`` argument as a literal, so
+``f(..., True, 0)`` next to ``f(..., exact, j)`` compiles ``f`` and all it calls twice (as
+does a loop index started at ``0`` and passed to it). fedcomp's kernels pass ``np.int64(0)``
+and ``np.bool_(True)``; tests/test_backends.py fails naming any literal specialisation.
+
 Steps and helpers are compiled with ``inline="always"``: a client step then becomes one block of
 code in the loop, without call boundaries whose argument passing and reference counting cost more
 than the arithmetic of small problems (bench/engine_bench.py, docs/bench.md).

@@ -269,15 +269,6 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
                        f"T in {P['Ts']}, {P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 
 
-def _ds_effective(T, K):
-    """DS-FedDRO with Theorem 5.2's eta, beta and I but gamma_x = gamma_y = 0.25 sqrt(K I), so
-    that the effective step per iteration gamma_x * eta = 0.25 sqrt(K/T) is of FedDRO's order:
-    a diagnostic, not the printed schedule."""
-    p = S.ds_feddro(T, K)
-    gx = 0.25 * math.sqrt(K * p["local_steps"])
-    return {**p, "server_lr_x": gx, "server_lr_y": gx}
-
-
 def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
     """DS-FedDRO under Theorem 5.2's schedule as printed (T x K grid on LQ), its costs to reach
     eps, and a diagnostic run with a larger server step (not the printed schedule)."""

@@ -4,7 +4,7 @@
 
     fedcomp verify [--claim ID ...] [--profile quick|full] [--json] [--out DIR]
                    [--predict JSON] [--executor inprocess|process|dask]
-                   [--address tcp://host:port] [--workers N]
+                   [--address tcp://host:port] [--workers N] [--jobs N]
 
 Python: :func:`verify` returns a :class:`VerifyReport` (the verdict table as a pandas DataFrame).
 
@@ -30,6 +30,15 @@ figures embedded) and the checks' figures under ``DIR/figures``: a check returns
 :class:`~fedcomp.figures.Plot` objects and the loop draws each once, as soon as the verdicts of
 the claims it is evidence for are final, with those verdicts in its corner (:class:`_Figures`).
 With ``--json`` the JSON of the public API (README) is printed.
+
+``--jobs N`` (N > 1) measures ahead in N worker processes (:class:`_Ahead`): every distinct
+measurement is submitted at the start, in run order, and the loop above takes each result when
+its claim's turn comes; judging, the dependency rule and the figures stay in this process and in
+this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
+any process), up to the seconds. A claim's seconds are then the worker's measuring time plus
+this process's judging time. A measurement that cannot be sent back (not picklable), or whose
+measure function is not importable by name (one registered at run time), is measured here, from
+the runs the worker stored.
 """
 from __future__ import annotations
 
@@ -72,25 +81,98 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _scope(claim, profile, out) -> Path:
+    """Where a measurement's simulations are stored: ``<out>/data/<profile>-<claim id>`` of the
+    first claim measured with it, so that a rerun resumes from the runs already made
+    (:mod:`fedcomp.runner.results`)."""
+    return Path(out) / "data" / f"{profile}-{claim.id}"
+
+
 def _measure(claim, profile, out, cache):
-    """The claim's measurement, once per measure function: its simulations are stored under
-    ``<out>/data/<profile>-<claim id>`` (the first claim measured with it), so that a rerun
-    resumes from the runs already made (:mod:`fedcomp.runner.results`)."""
+    """The claim's measurement, once per measure function (stored under :func:`_scope`)."""
     from fedcomp.runner.results import store_scope
     key = (claim.check.measure, profile, str(out))
     if key not in cache:
-        with store_scope(Path(out) / "data" / f"{profile}-{claim.id}"):
+        with store_scope(_scope(claim, profile, out)):
             cache[key] = claim.check.measure(profile, out)
     return cache[key]
 
 
-def _run_one(claim, profile, out, cache):
+def _measure_in_worker(measure, profile, out, scope):
+    """One measurement in a ``--jobs`` worker: (Measurement, or None when it cannot be sent
+    back, wall seconds, CPU seconds). Exceptions travel back with the result."""
+    import pickle
+
+    from fedcomp.runner.results import store_scope
+    t0, c0 = time.perf_counter(), time.process_time()
+    with store_scope(scope):
+        m = measure(profile, out)
+    try:
+        pickle.dumps(m)
+    except Exception:  # noqa: BLE001 -- measured again by the main process, from the store
+        m = None
+    return m, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _by_name(fn) -> bool:
+    """Whether a worker process can import `fn` by its module and name."""
+    import importlib
+    try:
+        obj = importlib.import_module(fn.__module__)
+        for part in fn.__qualname__.split("."):
+            obj = getattr(obj, part)
+    except Exception:  # noqa: BLE001
+        return False
+    return obj is fn
+
+
+class _Ahead:
+    """``--jobs``: the measurements computed ahead in worker processes (module docstring)."""
+
+    def __init__(self, order, known, profile, out, jobs: int):
+        import concurrent.futures as cf
+        import multiprocessing as mp
+        # spawn: the parent may already run numba's threads, which a fork would copy mid-state
+        self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+        self.futures, self.times = {}, {}
+        for cid in order:
+            c = known[cid]
+            if c.check is None or c.check.measure in self.futures or not _by_name(c.check.measure):
+                continue
+            self.futures[c.check.measure] = self.pool.submit(
+                _measure_in_worker, c.check.measure, profile, out, _scope(c, profile, out))
+
+    def fill(self, claim, profile, out, cache) -> float:
+        """Put the worker's measurement of `claim` into `cache` (or leave it to :func:`_measure`
+        when it could not be sent); return the seconds spent waiting for it."""
+        fut = self.futures.pop(claim.check.measure, None)
+        if fut is None:
+            return 0.0
+        t0 = time.perf_counter()
+        m, wall, cpu = fut.result()   # re-raises the worker's exception
+        waited = time.perf_counter() - t0
+        self.times[claim.id] = (wall, cpu)
+        if m is not None:
+            cache[(claim.check.measure, profile, str(out))] = m
+        return waited
+
+    def close(self, interrupted: bool = False) -> None:
+        if interrupted:  # the workers' current measurements are lost, not waited for
+            for p in list((getattr(self.pool, "_processes", None) or {}).values()):
+                p.terminate()
+        self.pool.shutdown(wait=not interrupted, cancel_futures=True)
+
+
+def _run_one(claim, profile, out, cache, ahead=None):
     """(CheckResult, wall seconds, CPU seconds) of one claim; exceptions become inconclusive (with
     the measurement's figures for the claim when only the judge raised)."""
     from fedcomp.checks import CheckResult
     t0, c0 = time.perf_counter(), time.process_time()
     m = None
+    waited = 0.0
     try:
+        if ahead is not None:
+            waited = ahead.fill(claim, profile, out, cache)
         m = _measure(claim, profile, out, cache)
         res = claim.judge(m)
     except BaseException as exc:  # noqa: BLE001 -- interrupts re-raised below
@@ -103,7 +185,8 @@ def _run_one(claim, profile, out, cache):
                           + traceback.format_exc(limit=4))
         if m is not None:
             res.figures = claim.plots(m)
-    return res, time.perf_counter() - t0, time.process_time() - c0
+    wall, cpu = (ahead.times.pop(claim.id, (0.0, 0.0)) if ahead is not None else (0.0, 0.0))
+    return (res, time.perf_counter() - t0 - waited + wall, time.process_time() - c0 + cpu)
 
 
 def _dependency_rule(claim, res, rows_by_id) -> None:
@@ -192,7 +275,7 @@ class _Figures:
 
 
 def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr,
-               predict: dict | None = None) -> dict:
+               predict: dict | None = None, jobs: int = 1) -> dict:
     """Run the checks and write the report; return it as a dict (module docstring).
 
     Parameters
@@ -205,16 +288,24 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
     predict : dict or None
         {claim id: prediction} judged instead of the paper's (each in the shape of that claim's
         ``predicted``; a malformed one raises ValueError naming the expected shape).
+    jobs : int
+        Worker processes measuring ahead (module docstring); 1: every measurement here.
     """
     from fedcomp.runner import executor_session
     with executor_session():   # one process pool / Dask cluster for every check's runs
-        return _run_verify(claim_ids, profile, out, log, predict)
+        return _run_verify(claim_ids, profile, out, log, predict, jobs)
 
 
-def _run_verify(claim_ids, profile, out, log, predict) -> dict:
+def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
     from fedcomp import checks
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    from fedcomp.runner.executors import DEFAULT_EXECUTOR
+    if jobs > 1 and DEFAULT_EXECUTOR["executor"] != "inprocess":
+        raise ValueError(f"--jobs {jobs} needs --executor inprocess (each worker runs its "
+                         f"checks' simulations itself), got {DEFAULT_EXECUTOR['executor']!r}")
     known = {c.id: c for c in checks.all_claims()}
     requested = list(dict.fromkeys(claim_ids)) if claim_ids else sorted(known)
     unknown = [c for c in requested if c not in known]
@@ -237,6 +328,7 @@ def _run_verify(claim_ids, profile, out, log, predict) -> dict:
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                        f"Python {platform.python_version()}"}
+    ahead = _Ahead(order, known, profile, out, jobs) if jobs > 1 else None
     try:
         for cid in order:
             c = known[cid]
@@ -252,7 +344,7 @@ def _run_verify(claim_ids, profile, out, log, predict) -> dict:
                            cpu_seconds=0.0)
             else:
                 print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
-                res, secs, cpu = _run_one(c, profile, out, cache)
+                res, secs, cpu = _run_one(c, profile, out, cache, ahead)
                 _dependency_rule(c, res, by_id)
                 print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
                       file=log, flush=True)
@@ -265,10 +357,16 @@ def _run_verify(claim_ids, profile, out, log, predict) -> dict:
             figures.judged()
         figures.finish()
     except KeyboardInterrupt:
+        if ahead is not None:
+            ahead.close(interrupted=True)
+            ahead = None
         report = clean({**meta, "interrupted": True, "claims": rows,
                         "seconds": round(time.perf_counter() - t0, 1)})
         _atomic_write(out / "report.interrupted.json", json.dumps(report, indent=2))
         raise
+    finally:
+        if ahead is not None:
+            ahead.close()
     report = clean({**meta, "seconds": round(time.perf_counter() - t0, 1),
                     "cpu_seconds": round(time.process_time() - c0, 1), "claims": rows})
     _atomic_write(out / "report.json", json.dumps(report, indent=2))
@@ -306,9 +404,9 @@ class VerifyReport:
 
 
 def verify(claims=None, profile: str = "quick", out="report", predict: dict | None = None,
-           log=sys.stderr) -> VerifyReport:
+           log=sys.stderr, jobs: int = 1) -> VerifyReport:
     """Python entry of ``fedcomp verify`` (same report; see :func:`run_verify`)."""
-    data = run_verify(claims, profile, out, log=log, predict=predict)
+    data = run_verify(claims, profile, out, log=log, predict=predict, jobs=jobs)
     out = Path(out)
     figs = list(dict.fromkeys(out / f for r in data["claims"] for f in r["figures"]))
     return VerifyReport(data=data, out=out, figures=figs)
@@ -550,12 +648,15 @@ def _verify_cli(args) -> int:
         raise ValueError(f"--workers must be an integer >= 1, got {args.workers}")
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be an integer >= 1, got {args.jobs}")
     from fedcomp.rates.measure import DEFAULT_EXECUTOR
     saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,
                  progress=not args.json and sys.stderr.isatty())
     try:
-        report = run_verify(args.claim, args.profile, args.out, log=sys.stderr, predict=predict)
+        report = run_verify(args.claim, args.profile, args.out, log=sys.stderr, predict=predict,
+                            jobs=args.jobs)
     except KeyboardInterrupt:
         print(f"fedcomp: interrupted; the partial report is in "
               f"{Path(args.out) / 'report.interrupted.json'} (report.json left as it was)",
@@ -597,6 +698,9 @@ def add_cli(sub) -> None:
                    help="Dask scheduler for --executor dask (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=None,
                    help="process-pool / LocalCluster workers (default: all cores)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="measure the checks ahead in N worker processes (default 1: none; the "
+                        "same report, with --executor inprocess)")
     p.set_defaults(func=_verify_cli)
 
     r = sub.add_parser("report", help="summarise a verify report (or write docs/verify.md)")

@@ -209,3 +209,62 @@ def test_no_check_calls_the_engine_directly():
                 if name in ("simulate", "simulate_many"):
                     offenders.append(f"{f.relative_to(root)}:{node.lineno}")
     assert offenders == []
+
+
+def _strip(report):
+    return [{k: v for k, v in c.items() if k not in ("seconds", "cpu_seconds")}
+            for c in report["claims"]]
+
+
+def test_jobs_measure_ahead_in_workers_and_write_the_same_report(tmp_path):
+    """--jobs 2: the measurements run in two spawned worker processes; the report (verdicts,
+    measurements, details, figures, dependency rule) is the one --jobs 1 writes."""
+    import io
+    from fedcomp.report import run_verify
+    ids = ["huang.lem4", "huang.eq6.other-g", "huang.fig3", "khanduri.sec2.fl", "zhang.eq4"]
+    one = run_verify(ids, "quick", tmp_path / "one", log=io.StringIO())
+    log = io.StringIO()
+    two = run_verify(ids, "quick", tmp_path / "two", log=log, jobs=2)
+    assert _strip(two) == _strip(one)
+    assert {c["verdict"] for c in one["claims"]} >= {"pass", "fail"}
+    assert any(c["depends_on"] for c in one["claims"])
+    for c in two["claims"]:
+        assert c["figures"] and all((tmp_path / "two" / f).is_file() for f in c["figures"])
+        assert c["seconds"] >= 0 and c["cpu_seconds"] >= 0
+    assert log.getvalue().count("[verify]") == 2 * len(two["claims"])
+
+
+def test_jobs_measure_a_claim_registered_at_run_time_here(tmp_path, extra_claims):
+    """A measure function a worker cannot import by name (a closure) is measured in this
+    process; bad --jobs values are refused naming the option."""
+    import io
+    from fedcomp.checks import CheckResult, Measurement
+    from fedcomp.report import run_verify
+    from fedcomp.runner.executors import DEFAULT_EXECUTOR, set_executor
+
+    def measure(profile, out_dir):
+        return Measurement(values={"x": 1.0}, detail="measured in the parent")
+
+    def judge(predicted, m):
+        return CheckResult("pass" if m.values["x"] == predicted["x"] else "fail", predicted,
+                           m.values, m.detail)
+
+    local = Claim(id="fedcomp.test-local", paper="fedcomp", location="test",
+                  statement="a check defined in a test", kind="constant", predicted={"x": 1.0},
+                  check=Check(measure=measure, judge=judge))
+    extra_claims(local)
+    rep = run_verify([local.id], "quick", tmp_path, log=io.StringIO(), jobs=2)
+    assert [(c["id"], c["verdict"], c["detail"]) for c in rep["claims"]] == \
+        [(local.id, "pass", "measured in the parent")]
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+            run_verify([local.id], "quick", tmp_path, log=io.StringIO(), jobs=bad)
+    saved = dict(DEFAULT_EXECUTOR)
+    try:
+        set_executor(executor="process")
+        with pytest.raises(ValueError, match="--jobs 2 needs --executor inprocess"):
+            run_verify([local.id], "quick", tmp_path, log=io.StringIO(), jobs=2)
+    finally:
+        DEFAULT_EXECUTOR.clear()
+        DEFAULT_EXECUTOR.update(saved)
+    assert main(["verify", "--claim", local.id, "--jobs", "0", "--out", str(tmp_path)]) == 2

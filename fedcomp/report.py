@@ -36,9 +36,10 @@ measurement is submitted at the start, in run order, and the loop above takes ea
 its claim's turn comes; judging, the dependency rule and the figures stay in this process and in
 this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
 any process), up to the seconds. A claim's seconds are then the worker's measuring time plus
-this process's judging time. A measurement that cannot be sent back (not picklable), or whose
-measure function is not importable by name (one registered at run time), is measured here, from
-the runs the worker stored.
+this process's judging time. A measurement that raised in the worker or cannot be sent back (not
+picklable), or whose measure function is not importable by name (one registered at run time),
+is measured here, from the runs the worker stored, so that its error reads as without
+``--jobs``.
 """
 from __future__ import annotations
 
@@ -99,17 +100,18 @@ def _measure(claim, profile, out, cache):
 
 
 def _measure_in_worker(measure, profile, out, scope):
-    """One measurement in a ``--jobs`` worker: (Measurement, or None when it cannot be sent
-    back, wall seconds, CPU seconds). Exceptions travel back with the result."""
+    """One measurement in a ``--jobs`` worker: (Measurement, wall seconds, CPU seconds), or
+    (None, ...) when it raised or cannot be sent back: the main process then measures it itself
+    (from the runs stored here), so that an error is reported exactly as without ``--jobs``."""
     import pickle
 
     from fedcomp.runner.results import store_scope
     t0, c0 = time.perf_counter(), time.process_time()
-    with store_scope(scope):
-        m = measure(profile, out)
     try:
+        with store_scope(scope):
+            m = measure(profile, out)
         pickle.dumps(m)
-    except Exception:  # noqa: BLE001 -- measured again by the main process, from the store
+    except Exception:  # noqa: BLE001
         m = None
     return m, time.perf_counter() - t0, time.process_time() - c0
 
@@ -149,10 +151,13 @@ class _Ahead:
         if fut is None:
             return 0.0
         t0 = time.perf_counter()
-        m, wall, cpu = fut.result()   # re-raises the worker's exception
+        try:
+            m, wall, cpu = fut.result()
+        except Exception:  # noqa: BLE001 -- the worker could not run it (a killed worker...)
+            m = None
         waited = time.perf_counter() - t0
-        self.times[claim.id] = (wall, cpu)
         if m is not None:
+            self.times[claim.id] = (wall, cpu)
             cache[(claim.check.measure, profile, str(out))] = m
         return waited
 

@@ -216,19 +216,27 @@ def _strip(report):
             for c in report["claims"]]
 
 
-def test_jobs_measure_ahead_in_workers_and_write_the_same_report(tmp_path):
+def test_jobs_measure_ahead_in_workers_and_write_the_same_report(tmp_path, extra_claims):
     """--jobs 2: the measurements run in two spawned worker processes; the report (verdicts,
-    measurements, details, figures, dependency rule) is the one --jobs 1 writes."""
+    measurements, details, figures, dependency rule, a raising check's error) is the one
+    --jobs 1 writes."""
     import io
     from fedcomp.report import run_verify
-    ids = ["huang.lem4", "huang.eq6.other-g", "huang.fig3", "khanduri.sec2.fl", "zhang.eq4"]
+    broken = Claim(id="fedcomp.test-broken", paper="fedcomp", location="test",
+                   statement="a check that raises", kind="rate", predicted={"T": -0.5},
+                   check=Check(measure=_boom, judge=_never))
+    extra_claims(broken)
+    ids = ["huang.lem4", "huang.eq6.other-g", "huang.fig3", "khanduri.sec2.fl", "zhang.eq4",
+           broken.id]
     one = run_verify(ids, "quick", tmp_path / "one", log=io.StringIO())
     log = io.StringIO()
     two = run_verify(ids, "quick", tmp_path / "two", log=log, jobs=2)
     assert _strip(two) == _strip(one)
-    assert {c["verdict"] for c in one["claims"]} >= {"pass", "fail"}
+    assert {c["verdict"] for c in one["claims"]} == {"pass", "fail", "inconclusive"}
     assert any(c["depends_on"] for c in one["claims"])
-    for c in two["claims"]:
+    rows = {c["id"]: c for c in two["claims"]}
+    assert "deliberately broken check" in rows.pop(broken.id)["detail"]
+    for c in rows.values():
         assert c["figures"] and all((tmp_path / "two" / f).is_file() for f in c["figures"])
         assert c["seconds"] >= 0 and c["cpu_seconds"] >= 0
     assert log.getvalue().count("[verify]") == 2 * len(two["claims"])

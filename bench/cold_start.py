@@ -81,9 +81,10 @@ def main() -> None:
     for alg, ctor in PAIRS:
         runs = [fresh(alg, ctor, root) for _ in range(args.reps)]
         r = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
-        each = (" (" + ", ".join(f"{x['simulate']:.1f}" for x in runs) + ")") if args.reps > 1 else ""
-        print(f"| {alg} on {ctor} | fresh clone | {r['import']:.2f} s | {r['simulate']:.2f} s{each} "
-              f"| {r['simulate_many']:.3f} s |")
+        each = ", ".join(f"{x['simulate']:.1f}" for x in runs)
+        each = f" ({each})" if args.reps > 1 else ""
+        print(f"| {alg} on {ctor} | fresh clone | {r['import']:.2f} s | "
+              f"{r['simulate']:.2f} s{each} | {r['simulate_many']:.3f} s |")
         if args.fresh_only:
             continue
         with tempfile.TemporaryDirectory() as cache:

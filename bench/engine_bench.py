@@ -27,8 +27,8 @@ Implementations:
 * ``hand``: one numba function per problem written for exactly FedDRO on that problem, no
   abstraction (no kernel protocol, no step functions; it calls only the same helpers for row
   averages, LinearQuadratic's matrix-vector products (:mod:`fedcomp.engine.dense`) and KL-DRO's
-  minibatch oracles (:mod:`fedcomp.problems._kl_kernels`, vector exp / log1p)). It draws its randomness
-  from :mod:`fedcomp.rng` with the engine's keys, so it produces the engine's iterates bit for bit;
+  minibatch oracles (:mod:`fedcomp.problems._kl_kernels`, vector exp / log1p)). It draws its
+  randomness from :mod:`fedcomp.rng` with the engine's keys, so it produces the engine's iterates bit for bit;
   the bench asserts it. FedDRO (8) evaluates g_k at two points on one sample; for
   LinearQuadratic the loop draws that sample's value noise once and adds it to both values, as the
   engine's LinearQuadratic kernels do through the protocol's optional two-point oracle
@@ -176,15 +176,16 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
 
 
 @nb.njit(cache=False)
-def hand_feddro_kl(F, L, off, lam, shift, batch, x0, base, T, I, eta, beta, exact):
-    """FedDRO on KL-DRO logistic regression; returns (final average model, diverged_at or -1).
+def hand_feddro_kl(data, x0, base, T, I, eta, beta, exact):
+    """FedDRO on KL-DRO logistic regression (`data`: the KLDRO problem's kernel data); returns
+    (final average model, diverged_at or -1).
 
     The minibatch oracles are the problem's own (fedcomp.problems._kl_kernels: four samples at a
     time with fedcomp's vector exp / log1p), called directly, as the LinearQuadratic loop calls
     the dense products: the loop around them is what differs from the engine."""
-    K = off.shape[0] - 1
+    K = data[2].shape[0] - 1
+    lam = data[3][0]
     d = x0.shape[0]
-    data = (F, L, off, np.array([lam, shift, float(batch)]), np.empty(0))
     X = np.empty((K, d))
     led = np.zeros(2, dtype=np.int64)
     Y = np.empty(K)
@@ -358,9 +359,7 @@ class Workload:
             R = p.data[2][1]
             return hand_feddro_lq(p.A, p.data[5], p.b, p.noise, R, self.x0, base, T, self.I,
                                   self.eta, self.beta, not st)
-        F, L, off, params = p.data[0], p.data[1], p.data[2], p.data[3]
-        return hand_feddro_kl(F, L, off, params[0], params[1], int(params[2]), self.x0, base, T,
-                              self.I, self.eta, self.beta, not st)
+        return hand_feddro_kl(p.data, self.x0, base, T, self.I, self.eta, self.beta, not st)
 
     def numpy(self, T, seed=0, stochastic=None):
         st = self.stochastic if stochastic is None else stochastic

@@ -136,7 +136,7 @@ class _Ahead:
         import multiprocessing as mp
         # spawn: the parent may already run numba's threads, which a fork would copy mid-state
         self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
-        self.futures, self.times = {}, {}
+        self.futures = {}
         for cid in order:
             c = known[cid]
             if c.check is None or c.check.measure in self.futures or not _by_name(c.check.measure):
@@ -144,29 +144,31 @@ class _Ahead:
             self.futures[c.check.measure] = self.pool.submit(
                 _measure_in_worker, c.check.measure, profile, out, _scope(c, profile, out))
 
-    def fill(self, claim, profile, out, cache) -> float:
+    def fill(self, claim, profile, out, cache) -> tuple[float, float]:
         """Put the worker's measurement of `claim` into `cache` (or leave it to :func:`_measure`
-        when it could not be sent); return the seconds spent waiting for it."""
+        when it could not be sent). Returns the (wall, CPU) seconds to add to this process's for
+        the claim: the worker's measuring time in place of the wait for it."""
         fut = self.futures.pop(claim.check.measure, None)
         if fut is None:
-            return 0.0
+            return 0.0, 0.0
         t0 = time.perf_counter()
         try:
             m, wall, cpu = fut.result()
         except Exception:  # noqa: BLE001 -- the worker could not run it (a killed worker...)
-            m = None
+            m, wall, cpu = None, 0.0, 0.0
         waited = time.perf_counter() - t0
-        if m is not None:
-            self.times[claim.id] = (wall, cpu)
-            cache[(claim.check.measure, profile, str(out))] = m
-        return waited
+        if m is None:
+            return -waited, 0.0
+        cache[(claim.check.measure, profile, str(out))] = m
+        return wall - waited, cpu
 
-    def close(self, interrupted: bool = False) -> None:
-        if interrupted:  # the workers' current measurements are lost, not waited for
+    def close(self, terminate: bool = False) -> None:
+        if terminate:  # the workers' current measurements are lost, not waited for
             for p in list((getattr(self.pool, "_processes", None) or {}).values()):
                 p.terminate()
         # after terminate the wait is short (measured: the command exits within 3 s of Ctrl-C)
         self.pool.shutdown(wait=True, cancel_futures=True)
+
 
 
 def _run_one(claim, profile, out, cache, ahead=None):
@@ -175,10 +177,10 @@ def _run_one(claim, profile, out, cache, ahead=None):
     from fedcomp.checks import CheckResult
     t0, c0 = time.perf_counter(), time.process_time()
     m = None
-    waited = 0.0
+    extra = (0.0, 0.0)
     try:
         if ahead is not None:
-            waited = ahead.fill(claim, profile, out, cache)
+            extra = ahead.fill(claim, profile, out, cache)
         m = _measure(claim, profile, out, cache)
         res = claim.judge(m)
     except BaseException as exc:  # noqa: BLE001 -- interrupts re-raised below
@@ -191,8 +193,7 @@ def _run_one(claim, profile, out, cache, ahead=None):
                           + traceback.format_exc(limit=4))
         if m is not None:
             res.figures = claim.plots(m)
-    wall, cpu = (ahead.times.pop(claim.id, (0.0, 0.0)) if ahead is not None else (0.0, 0.0))
-    return (res, time.perf_counter() - t0 - waited + wall, time.process_time() - c0 + cpu)
+    return res, time.perf_counter() - t0 + extra[0], time.process_time() - c0 + extra[1]
 
 
 def _dependency_rule(claim, res, rows_by_id) -> None:
@@ -335,6 +336,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                        f"Python {platform.python_version()}"}
     ahead = _Ahead(order, known, profile, out, jobs) if jobs > 1 else None
+    finished = False
     try:
         for cid in order:
             c = known[cid]
@@ -362,17 +364,15 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
             by_id[cid] = row
             figures.judged()
         figures.finish()
+        finished = True
     except KeyboardInterrupt:
-        if ahead is not None:
-            ahead.close(interrupted=True)
-            ahead = None
         report = clean({**meta, "interrupted": True, "claims": rows,
                         "seconds": round(time.perf_counter() - t0, 1)})
         _atomic_write(out / "report.interrupted.json", json.dumps(report, indent=2))
         raise
     finally:
         if ahead is not None:
-            ahead.close()
+            ahead.close(terminate=not finished)
     report = clean({**meta, "seconds": round(time.perf_counter() - t0, 1),
                     "cpu_seconds": round(time.process_time() - c0, 1), "claims": rows})
     _atomic_write(out / "report.json", json.dumps(report, indent=2))
@@ -654,8 +654,6 @@ def _verify_cli(args) -> int:
         raise ValueError(f"--workers must be an integer >= 1, got {args.workers}")
     if args.address is not None and args.executor != "dask":
         raise ValueError("--address needs --executor dask")
-    if args.jobs < 1:
-        raise ValueError(f"--jobs must be an integer >= 1, got {args.jobs}")
     from fedcomp.rates.measure import DEFAULT_EXECUTOR
     saved = dict(DEFAULT_EXECUTOR)
     set_executor(executor=args.executor, address=args.address, workers=args.workers,

@@ -96,11 +96,21 @@ class ExponentFit:
         return "; ".join(out)
 
 
-def _ols(lx, ly):
+def _ols_rows(lx, LY):
+    """(intercept, slope) of the least-squares line of every row of LY against lx, shape
+    (rows, 2); each row's sums reduce along the last axis, so a row's numbers do not depend on
+    the others."""
     xm = lx.mean()
     dx = lx - xm
-    s = (dx * (ly - ly.mean())).sum() / (dx * dx).sum()
-    return ly.mean() - s * xm, s
+    ym = LY.mean(axis=1)
+    s = (dx * (LY - ym[:, None])).sum(axis=1) / (dx * dx).sum()
+    return np.stack([ym - s * xm, s], axis=1)
+
+
+def _ols(lx, ly):
+    """(intercept, slope) of the least-squares line of ly against lx (:func:`_ols_rows`)."""
+    a, s = _ols_rows(lx, ly[None, :])[0]
+    return a, s
 
 
 def _nanmean_seeds(a, axis):
@@ -168,16 +178,6 @@ def fit_exponent(x, values, n_boot: int = 2000, seed: int = 0, return_boot: bool
     return out
 
 
-def _ols_rows(lx, LY):
-    """:func:`_ols` of every row of LY against lx, the same operations in the same order (each
-    row's sums reduce along the last axis as :func:`_ols`'s 1-d sums do), so the same bits."""
-    xm = lx.mean()
-    dx = lx - xm
-    ym = LY.mean(axis=1)
-    s = (dx * (LY - ym[:, None])).sum(axis=1) / (dx * dx).sum()
-    return np.stack([ym - s * xm, s], axis=1)
-
-
 def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
                   return_boot: bool = False, statistic_rows=None):
     """Fit log statistic(all seeds) against log x, with the seed bootstrap and regression
@@ -219,10 +219,10 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
     rng = np.random.default_rng(seed)
     boot = np.full((n_boot, 2), np.nan)
     # one draw per replicate, as always (one draw of all of them is another stream)
-    IDX = np.stack([rng.integers(0, n_seeds, n_seeds) for _ in range(n_boot)]) if n_boot else \
-        np.zeros((0, n_seeds), dtype=np.int64)
+    IDX = np.array([rng.integers(0, n_seeds, n_seeds) for _ in range(n_boot)],
+                   dtype=np.int64).reshape(n_boot, n_seeds)
     if statistic_rows is not None:
-        pts = np.asarray(statistic_rows(IDX), dtype=float).reshape(n_boot, -1)[:, ok]
+        pts = np.asarray(statistic_rows(IDX), dtype=float).reshape(n_boot, ok.size)[:, ok]
     else:
         pts = np.array([np.asarray(statistic(idx), dtype=float)[ok] for idx in IDX],
                        dtype=float).reshape(n_boot, n)

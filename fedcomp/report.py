@@ -37,9 +37,12 @@ its claim's turn comes; judging, the dependency rule and the figures stay in thi
 this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
 any process), up to the seconds. A claim's seconds are then the worker's measuring time plus
 this process's judging time. A measurement that raised in the worker or cannot be sent back (not
-picklable), or whose measure function is not importable by name (one registered at run time),
-is measured here, from the runs the worker stored, so that its error reads as without
-``--jobs``.
+picklable), or whose measure function cannot be sent (a closure: declare it as a
+:class:`~fedcomp.checks.core.Measure`), is measured here, from the runs the worker stored, so
+that its error reads as without ``--jobs``. Once its verdicts are final, a figure is drawn by
+the same workers (after the measurements queued before it), with the verdicts and plot key
+this process computed; the report is written when every figure is. A figure whose Plot cannot
+be sent, or whose worker died, is drawn here.
 """
 from __future__ import annotations
 
@@ -116,16 +119,16 @@ def _measure_in_worker(measure, profile, out, scope):
     return m, time.perf_counter() - t0, time.process_time() - c0
 
 
-def _by_name(fn) -> bool:
-    """Whether a worker process can import `fn` by its module and name."""
-    import importlib
+def _sendable(obj) -> bool:
+    """Whether `obj` can be sent to a worker process: it pickles (a module-level function by
+    reference, a :class:`~fedcomp.checks.core.Measure` or a figure's Plot with its data; a
+    closure or lambda does not)."""
+    import pickle
     try:
-        obj = importlib.import_module(fn.__module__)
-        for part in fn.__qualname__.split("."):
-            obj = getattr(obj, part)
+        pickle.dumps(obj)
     except Exception:  # noqa: BLE001
         return False
-    return obj is fn
+    return True
 
 
 class _Ahead:
@@ -139,7 +142,8 @@ class _Ahead:
         self.futures = {}
         for cid in order:
             c = known[cid]
-            if c.check is None or c.check.measure in self.futures or not _by_name(c.check.measure):
+            if (c.check is None or c.check.measure in self.futures
+                    or not _sendable(c.check.measure)):
                 continue
             self.futures[c.check.measure] = self.pool.submit(
                 _measure_in_worker, c.check.measure, profile, out, _scope(c, profile, out))
@@ -223,8 +227,9 @@ class _Figures:
     dependency rule), with those verdicts in its corner (one badge, or one per claim when it is
     the evidence of several) and recorded in the PNG (:func:`fedcomp.figures.style.save`)."""
 
-    def __init__(self, order, known, out: Path, rows_by_id: dict):
-        self.out, self.rows = out, rows_by_id
+    def __init__(self, order, known, out: Path, rows_by_id: dict, pool=None):
+        self.out, self.rows, self.pool = out, rows_by_id, pool
+        self.drawing: list = []     # (future, Plot, ids) of the figures sent to `pool`
         self.position = {cid: i for i, cid in enumerate(order)}
         self.sharing: dict = {}
         for cid in order:
@@ -256,29 +261,61 @@ class _Figures:
                 self._draw(plot, ids)
 
     def finish(self) -> None:
+        """Draw the plots still queued, then wait for those sent to workers."""
+        from concurrent.futures.process import BrokenProcessPool
         for name, (plot, ids) in list(self.pending.items()):
             del self.pending[name]
             self._draw(plot, [c for c in ids if c in self.rows])
+        for fut, plot, ids, verdicts, key in self.drawing:
+            try:
+                fut.result()
+            except BrokenProcessPool:   # the worker died: draw it here
+                self._guarded(_draw_file, plot, ids, verdicts, key)
+            except Exception as exc:  # noqa: BLE001
+                self._failed(plot, ids, exc)
+        self.drawing = []
 
     def _draw(self, plot, ids) -> None:
         from fedcomp.figures import style
         self.drawn.add(plot.name)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
-        path = self.out / plot.name
+        key = self._guarded(style.plot_key, plot, ids, verdicts)
+        if key is False:
+            return
+        if self.pool is not None and _sendable(plot):
+            fut = self.pool.submit(_draw_file, plot, self.out / plot.name, verdicts, key)
+            self.drawing.append((fut, plot, ids, verdicts, key))
+        else:
+            self._guarded(_draw_file, plot, ids, verdicts, key)
+
+    def _guarded(self, fn, plot, ids, *args):
+        """fn(plot, ...) with the path or verdicts; False (and the claims told) if it raised."""
         try:
-            key = style.plot_key(plot, verdicts)
-            if key is not None and path.is_file() and style.saved_key(path) == key:
-                return   # drawn before from the same data, code and verdicts: kept as it is
-            fig = plot.draw()
-            style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
-                                next(iter(verdicts.values()), None))
-            style.save(fig, path, verdicts, key)
+            if fn is _draw_file:
+                return fn(plot, self.out / plot.name, *args)
+            return fn(plot, *args)
         except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
-            for c in ids:
-                row = self.rows[c]
-                row["figures"] = [f for f in row["figures"] if f != plot.name]
-                row["detail"] = (f"{row['detail']}; figure {plot.name} could not be drawn: "
-                                 f"{type(exc).__name__}: {exc}")
+            self._failed(plot, ids, exc)
+            return False
+
+    def _failed(self, plot, ids, exc) -> None:
+        for c in ids:
+            row = self.rows[c]
+            row["figures"] = [f for f in row["figures"] if f != plot.name]
+            row["detail"] = (f"{row['detail']}; figure {plot.name} could not be drawn: "
+                             f"{type(exc).__name__}: {exc}")
+
+
+def _draw_file(plot, path: Path, verdicts: dict, key) -> None:
+    """Draw `plot` with `verdicts` in its corner into `path`, unless the file there was drawn
+    before from the same data, code and verdicts (its recorded plot `key`)."""
+    from fedcomp.figures import style
+    if key is not None and path.is_file() and style.saved_key(path) == key:
+        return
+    fig = plot.draw()
+    style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
+                        next(iter(verdicts.values()), None))
+    style.save(fig, path, verdicts, key)
 
 
 def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr,
@@ -330,12 +367,12 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
     order = checks.closure(requested)
     t0, c0 = time.perf_counter(), time.process_time()
     rows, by_id, cache = [], {}, {}
-    figures = _Figures(order, known, out, by_id)
     meta = {"profile": profile,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                        f"Python {platform.python_version()}"}
     ahead = _Ahead(order, known, profile, out, jobs) if jobs > 1 else None
+    figures = _Figures(order, known, out, by_id, pool=ahead.pool if ahead else None)
     finished = False
     try:
         for cid in order:

@@ -216,18 +216,37 @@ def _strip(report):
             for c in report["claims"]]
 
 
+def _bad_figure(profile, out_dir):
+    """A measurement whose figure cannot be drawn (records of the wrong type, raised inside
+    fedcomp's own drawing function, so a worker can import it)."""
+    from fedcomp.checks import Measurement
+    from fedcomp.figures import plot
+    from fedcomp.figures.neural import curves_figure
+    return Measurement(values={"x": 1.0}, detail="a figure that raises",
+                       figures=[plot("figures/bad.png", curves_figure, 17, "m", "bad")])
+
+
+def _judge_x(predicted, m):
+    from fedcomp.checks import CheckResult
+    return CheckResult("pass" if m.values["x"] == predicted["x"] else "fail", predicted,
+                       m.values, m.detail, figures=m.figures)
+
+
 def test_jobs_measure_ahead_in_workers_and_write_the_same_report(tmp_path, extra_claims):
-    """--jobs 2: the measurements run in two spawned worker processes; the report (verdicts,
-    measurements, details, figures, dependency rule, a raising check's error) is the one
-    --jobs 1 writes."""
+    """--jobs 2: the measurements run in two spawned worker processes, and so do the figures;
+    the report (verdicts, measurements, details, figures byte for byte, dependency rule, a
+    raising check's error, a figure that cannot be drawn) is the one --jobs 1 writes."""
     import io
     from fedcomp.report import run_verify
     broken = Claim(id="fedcomp.test-broken", paper="fedcomp", location="test",
                    statement="a check that raises", kind="rate", predicted={"T": -0.5},
                    check=Check(measure=_boom, judge=_never))
-    extra_claims(broken)
+    bad_fig = Claim(id="fedcomp.test-bad-figure", paper="fedcomp", location="test",
+                    statement="a check whose figure raises", kind="constant",
+                    predicted={"x": 1.0}, check=Check(measure=_bad_figure, judge=_judge_x))
+    extra_claims(broken, bad_fig)
     ids = ["huang.lem4", "huang.eq6.other-g", "huang.fig3", "khanduri.sec2.fl", "zhang.eq4",
-           broken.id]
+           broken.id, bad_fig.id]
     one = run_verify(ids, "quick", tmp_path / "one", log=io.StringIO())
     log = io.StringIO()
     two = run_verify(ids, "quick", tmp_path / "two", log=log, jobs=2)
@@ -236,15 +255,31 @@ def test_jobs_measure_ahead_in_workers_and_write_the_same_report(tmp_path, extra
     assert any(c["depends_on"] for c in one["claims"])
     rows = {c["id"]: c for c in two["claims"]}
     assert "deliberately broken check" in rows.pop(broken.id)["detail"]
+    bad = rows.pop(bad_fig.id)
+    assert bad["figures"] == [] and "figure figures/bad.png could not be drawn" in bad["detail"]
     for c in rows.values():
-        assert c["figures"] and all((tmp_path / "two" / f).is_file() for f in c["figures"])
+        assert c["figures"]
+        for f in c["figures"]:
+            assert (tmp_path / "two" / f).read_bytes() == (tmp_path / "one" / f).read_bytes(), f
         assert c["seconds"] >= 0 and c["cpu_seconds"] >= 0
     assert log.getvalue().count("[verify]") == 2 * len(two["claims"])
 
 
+def test_every_registered_measure_can_be_measured_in_a_worker():
+    """verify --jobs sends a measurement to a worker only when its measure pickles; a closure
+    would silently run in the main process (declare it as fedcomp.checks.Measure)."""
+    import pickle
+
+    from fedcomp import checks
+    for c in checks.all_claims():
+        if c.check is not None:
+            m = pickle.loads(pickle.dumps(c.check.measure))
+            assert m.__module__ == c.check.measure.__module__, c.id
+            assert m.__qualname__ == c.check.measure.__qualname__, c.id
+
+
 def test_jobs_measure_a_claim_registered_at_run_time_here(tmp_path, extra_claims):
-    """A measure function a worker cannot import by name (a closure) is measured in this
-    process; bad --jobs values are refused naming the option."""
+    """A measure function a worker cannot receive (a closure) is measured in this process; bad --jobs values are refused naming the option."""
     import io
     from fedcomp.checks import CheckResult, Measurement
     from fedcomp.report import run_verify

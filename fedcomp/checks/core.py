@@ -85,6 +85,32 @@ class Measurement:
     detail: str = ""
 
 
+class Measure:
+    """A check's measure function bound to its arguments: ``Measure(fn, *args)(profile, out_dir)``
+    is ``fn(*args, profile, out_dir)``. Where a closure would do, use this: it pickles (`fn` by
+    reference, the arguments by value), so ``fedcomp verify --jobs N`` can measure the claim in a
+    worker process; a closure is measured in the main process. ``name`` and ``module`` set
+    :attr:`Check.name`'s two parts (default: `fn`'s). ``synthetic``: an optional picklable
+    ``synthetic(predicted) -> Measurement`` for the mutation tests (stored-run checks: a
+    measurement on which the printed prediction holds by a wide margin). Equality is identity, as
+    for functions: verify measures each Measure object once, whichever claims share it."""
+
+    def __init__(self, fn: Callable, *args, name: str | None = None, module: str | None = None,
+                 synthetic: Callable | None = None):
+        self.fn, self.args = fn, args
+        self.__name__ = self.__qualname__ = name or fn.__name__
+        self.__module__ = module or fn.__module__
+        self.__doc__ = fn.__doc__
+        if synthetic is not None:
+            self.synthetic = synthetic
+
+    def __call__(self, profile: str, out_dir) -> "Measurement":
+        return self.fn(*self.args, profile, out_dir)
+
+    def __repr__(self) -> str:
+        return f"<Measure {self.__module__}:{self.__qualname__}>"
+
+
 @dataclass(frozen=True)
 class Check:
     """The measure/judge pair of a claim (module docstring). ``wrong`` returns the predictions

@@ -39,7 +39,7 @@ from dataclasses import fields
 import numpy as np
 
 from fedcomp.checks.stored import experiment_check, joint_check
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, from_parts
+from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
 from fedcomp.runner import resolve
@@ -567,25 +567,20 @@ def judge_theorem_rate(predicted, m: Measurement) -> CheckResult:
 # Remarks 1-2: rate and the complexities it implies
 # ============================================================================================
 
-def _measure_remark(key, params=None, reading=""):
-    def measure(profile: str, out_dir) -> Measurement:
-        from fedcomp.theory.complexity import bound_rate_exponents, complexities_from_rate
-        r = bound_rate_exponents(key, params)
-        cx = complexities_from_rate(key, r["rate"]) if r["rate"] is not None else None
-        return Measurement(values={"scheme": key, "terms": r["terms"], "rate": r["rate"],
-                                   "params": r["params"], "complexities": cx},
-                           detail=f"sympy: the bound's terms under {r['params']} {reading}")
-    return measure
+def _measure_remark(key, params, reading, profile: str, out_dir) -> Measurement:
+    from fedcomp.theory.complexity import bound_rate_exponents, complexities_from_rate
+    r = bound_rate_exponents(key, params)
+    cx = complexities_from_rate(key, r["rate"]) if r["rate"] is not None else None
+    return Measurement(values={"scheme": key, "terms": r["terms"], "rate": r["rate"],
+                               "params": r["params"], "complexities": cx},
+                       detail=f"sympy: the bound's terms under {r['params']} {reading}")
 
 
-measure_rem1 = _measure_remark("comfedl")
-measure_rem1.__name__ = measure_rem1.__qualname__ = "measure_rem1"
-measure_rem2 = _measure_remark("comfedl-special")
-measure_rem2.__name__ = measure_rem2.__qualname__ = "measure_rem2"
-measure_rem1_printed_batch = _measure_remark("comfedl", {"b": "1/T"},
-                                             "(b = 1/T^alpha_2 with alpha_2 = 1, as printed)")
-measure_rem1_printed_batch.__name__ = measure_rem1_printed_batch.__qualname__ = \
-    "measure_rem1_printed_batch"
+measure_rem1 = Measure(_measure_remark, "comfedl", None, "", name="measure_rem1")
+measure_rem2 = Measure(_measure_remark, "comfedl-special", None, "", name="measure_rem2")
+measure_rem1_printed_batch = Measure(_measure_remark, "comfedl", {"b": "1/T"},
+                                     "(b = 1/T^alpha_2 with alpha_2 = 1, as printed)",
+                                     name="measure_rem1_printed_batch")
 
 
 def judge_remark(predicted, m: Measurement) -> CheckResult:

@@ -49,7 +49,7 @@ import numpy as np
 
 from fedcomp.checks.stored import AT, experiment_check, local_steps_check
 from fedcomp.neural.experiments import LOCAL_STEPS
-from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measurement
+from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measure, Measurement
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
                                     steeper, times)
@@ -866,25 +866,16 @@ SUPERLINEAR_REASON = ("K^-1 less 0.2 of slack: super-linear speed-up in K is imp
                       "noise-dominated regime")
 
 
-def _measurement(fn):
-    """A fedcomp.rates.feddro measurement as a Measurement (one function object per sweep
+def _feddro_measure(name: str, profile: str, out_dir) -> Measurement:
+    """fedcomp.rates.feddro's measurement `name` as a Measurement (one Measure object per sweep
     group, so that verify measures each group once)."""
-    def measure(profile: str, out_dir) -> Measurement:
-        r = fn(profile, Path(out_dir))
-        return Measurement(values=r["values"], figures=r["figures"], detail=r["detail"])
-    measure.__name__ = measure.__qualname__ = fn.__name__
-    measure.__module__ = fn.__module__
-    measure.__doc__ = fn.__doc__
-    return measure
+    import importlib  # fedcomp.rates re-exports a function named feddro (the schedule)
+    r = getattr(importlib.import_module("fedcomp.rates.feddro"), name)(profile, Path(out_dir))
+    return Measurement(values=r["values"], figures=r["figures"], detail=r["detail"])
 
 
 def _lazy(name):
-    def fn(profile, out_dir):
-        import importlib  # fedcomp.rates re-exports a function named feddro (the schedule)
-        return getattr(importlib.import_module("fedcomp.rates.feddro"), name)(profile, out_dir)
-    fn.__name__ = name
-    fn.__module__ = "fedcomp.rates.feddro"
-    return _measurement(fn)
+    return Measure(_feddro_measure, name, name=name, module="fedcomp.rates.feddro")
 
 
 FEDDRO = _lazy("measure_feddro")
@@ -1146,15 +1137,16 @@ def judge_rem45(predicted, m):
 
 # --- derivations from the theorems' parameters (sympy) ----------------------------------------
 
+def _derive(key, profile, out_dir) -> Measurement:
+    from fedcomp.theory.complexity import derive
+    from fedcomp.theory.schedules import ORDERS
+    dv = derive(key)
+    return Measurement(values={"derived": dv, "schedule": ORDERS.get(key)},
+                       detail=f"{dv.algorithm} ({dv.source}): T(eps) = {dv.iterations}")
+
+
 def _derivation(key):
-    def measure(profile, out_dir):
-        from fedcomp.theory.complexity import derive
-        from fedcomp.theory.schedules import ORDERS
-        dv = derive(key)
-        return Measurement(values={"derived": dv, "schedule": ORDERS.get(key)},
-                           detail=f"{dv.algorithm} ({dv.source}): T(eps) = {dv.iterations}")
-    measure.__name__ = measure.__qualname__ = f"derive_{key.replace('-', '_')}"
-    return measure
+    return Measure(_derive, key, name=f"derive_{key.replace('-', '_')}")
 
 
 _DERIVED_KEYS = {"per client samples": "per_client_samples", "total samples": "total_samples",

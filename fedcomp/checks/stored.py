@@ -25,9 +25,10 @@ experiment check passes whatever the data say.
 """
 from __future__ import annotations
 
+import functools
 import math
 
-from fedcomp.checks.core import CheckResult, Check, Measurement
+from fedcomp.checks.core import CheckResult, Check, Measure, Measurement
 from fedcomp.figures import plot
 
 
@@ -109,6 +110,68 @@ def _absent(predicted, v) -> CheckResult:
                          f"are (the paper used {v['paper_budget']})")
 
 
+def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, key, profile,
+                      out_dir) -> Measurement:
+    """The measurement of :func:`experiment_check` (module docstring)."""
+    stored, base = _stored(experiment, paper_budget, note)
+    if stored is None:
+        return _nothing_stored(base)
+    values = {**base, "present": True, "command": stored.manifest["command"],
+              "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
+    div = stored.diverged()
+    table = stored.table
+    figures = []
+    for cell, arms in cells.items():
+        per_metric = {}
+        ran = [table[table["arm"] == a] for a in arms.values()]
+        common = min((int(g["round"].max()) for g in ran if not g.empty), default=0)
+        for metric in metrics:
+            meth = {}
+            for method, arm in arms.items():
+                g = table[table["arm"] == arm]
+                if g.empty:
+                    # an arm of the claim's mapping without stored runs: the claim cannot
+                    # be judged on the others alone (judge: inconclusive)
+                    values.setdefault("missing", []).append(
+                        f"{method} ({arm}{', ' + cell if cell else ''})")
+                    continue
+                if points == "final":
+                    pts = {"final": stored.finals(metric)[arm]}
+                elif points == "rounds":
+                    pts = {f"round {common}": {
+                        int(s): _at_round(gs, common, metric)
+                        for s, gs in g.groupby("seed")}}
+                else:
+                    pts = {}
+                    for t, gt in g[g["t"] > 0].groupby("t"):
+                        pts[str(int(t))] = {int(s): float(v) for s, v in
+                                            zip(gt["seed"], gt[metric])}
+                meth[method] = {"points": pts, "diverged": div.get(arm, {})}
+            per_metric[metric] = meth
+        values["cells"][cell] = per_metric
+        present = [a for a in arms.values() if a in stored.arms]
+        by_arm = {a: m for m, a in arms.items()}
+        for metric in metrics:
+            recs = _curve_records(stored, metric, present)
+            if recs:
+                from fedcomp.figures.neural import curves_figure
+                # one figure per content: claims that map the same arms the same way
+                # share it; another mapping (ComFedL at gamma 0.5 or 2) gets its own name
+                part = ("" if key == "ordering" else "-" + key.split()[0]) + "-" + _digest(
+                    [sorted(arms.items()), points == "rounds"])
+                figures.append(plot(
+                    f"figures/{experiment}-{metric}{('-' + cell) if cell else ''}{part}.png"
+                    .replace("=", "").replace(" ", ""), curves_figure,
+                    [{**r, "arm": by_arm[r["arm"]]} for r in recs], metric,
+                    f"{experiment}{' ' + cell if cell else ''}: {metric} "
+                    f"(mean, 95 % interval over {len(stored.seeds)} seeds)",
+                    x="round" if points == "rounds" else "t",
+                    diverged={by_arm[a]: div[a] for a in present if a in div},
+                    compare_at=common if points == "rounds" else None))
+    return Measurement(values=values, figures=figures,
+                       detail=f"stored runs of {experiment}: {stored.budget()}")
+
+
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,
                      key: str = "ordering", points: str = "final", higher_is_better=True,
                      note: str = "") -> Check:
@@ -124,65 +187,6 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
     """
     if points not in ("final", "all", "rounds"):
         raise ValueError(f"points must be 'final', 'all' or 'rounds', got {points!r}")
-
-    def measure(profile, out_dir) -> Measurement:
-        stored, base = _stored(experiment, paper_budget, note)
-        if stored is None:
-            return _nothing_stored(base)
-        values = {**base, "present": True, "command": stored.manifest["command"],
-                  "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
-        div = stored.diverged()
-        table = stored.table
-        figures = []
-        for cell, arms in cells.items():
-            per_metric = {}
-            ran = [table[table["arm"] == a] for a in arms.values()]
-            common = min((int(g["round"].max()) for g in ran if not g.empty), default=0)
-            for metric in metrics:
-                meth = {}
-                for method, arm in arms.items():
-                    g = table[table["arm"] == arm]
-                    if g.empty:
-                        # an arm of the claim's mapping without stored runs: the claim cannot
-                        # be judged on the others alone (judge: inconclusive)
-                        values.setdefault("missing", []).append(
-                            f"{method} ({arm}{', ' + cell if cell else ''})")
-                        continue
-                    if points == "final":
-                        pts = {"final": stored.finals(metric)[arm]}
-                    elif points == "rounds":
-                        pts = {f"round {common}": {
-                            int(s): _at_round(gs, common, metric)
-                            for s, gs in g.groupby("seed")}}
-                    else:
-                        pts = {}
-                        for t, gt in g[g["t"] > 0].groupby("t"):
-                            pts[str(int(t))] = {int(s): float(v) for s, v in
-                                                zip(gt["seed"], gt[metric])}
-                    meth[method] = {"points": pts, "diverged": div.get(arm, {})}
-                per_metric[metric] = meth
-            values["cells"][cell] = per_metric
-            present = [a for a in arms.values() if a in stored.arms]
-            by_arm = {a: m for m, a in arms.items()}
-            for metric in metrics:
-                recs = _curve_records(stored, metric, present)
-                if recs:
-                    from fedcomp.figures.neural import curves_figure
-                    # one figure per content: claims that map the same arms the same way
-                    # share it; another mapping (ComFedL at gamma 0.5 or 2) gets its own name
-                    part = ("" if key == "ordering" else "-" + key.split()[0]) + "-" + _digest(
-                        [sorted(arms.items()), points == "rounds"])
-                    figures.append(plot(
-                        f"figures/{experiment}-{metric}{('-' + cell) if cell else ''}{part}.png"
-                        .replace("=", "").replace(" ", ""), curves_figure,
-                        [{**r, "arm": by_arm[r["arm"]]} for r in recs], metric,
-                        f"{experiment}{' ' + cell if cell else ''}: {metric} "
-                        f"(mean, 95 % interval over {len(stored.seeds)} seeds)",
-                        x="round" if points == "rounds" else "t",
-                        diverged={by_arm[a]: div[a] for a in present if a in div},
-                        compare_at=common if points == "rounds" else None))
-        return Measurement(values=values, figures=figures,
-                           detail=f"stored runs of {experiment}: {stored.budget()}")
 
     def judge(predicted, m: Measurement) -> CheckResult:
         from fedcomp.rates.seeds import paired_difference
@@ -255,9 +259,11 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
             detail += f"; {v['note']}"
         return CheckResult(verdict, predicted, v["cells"], detail)
 
-    measure.__qualname__ = f"stored[{experiment}]"
-    measure.synthetic = lambda predicted: synthetic_measurement(
-        predicted, key, cells, metrics, points, higher_is_better)
+    measure = Measure(_measure_ordering, experiment, metrics, cells, paper_budget, note, points,
+                      key, name=f"stored[{experiment}]",
+                      synthetic=functools.partial(synthetic_measurement, key=key, cells=cells,
+                                                  metrics=metrics, points=points,
+                                                  higher_is_better=higher_is_better))
     return Check(measure, judge, lambda pred: reversed_tiers(pred, key))
 
 
@@ -290,6 +296,61 @@ AT = {"rounds": "after the same number of communication rounds R = T / max(I) (t
                     "T / I rounds)"}
 
 
+def _measure_saturation(experiment, metric, methods, at, paper_budget, note, profile,
+                        out_dir) -> Measurement:
+    """The measurement of :func:`local_steps_check`."""
+    stored, base = _stored(experiment, paper_budget, note)
+    if stored is None:
+        return _nothing_stored(base)
+    T = int(stored.manifest["iterations"])
+    table = stored.table
+    grid = sorted({int(a.split("/I=")[1]) for a in stored.arms if "/I=" in a})
+    div = stored.diverged()
+    values = {**base, "command": stored.manifest["command"], "budget": stored.budget(),
+              "seeds": stored.seeds, "at": at, "methods": {}, "problems": []}
+    records = []
+    for method, prefix in methods.items():
+        per_i = {}
+        for i in grid:
+            arm = f"{prefix}/I={i}"
+            g = table[table["arm"] == arm]
+            if g.empty:
+                values["problems"].append(f"no stored runs of {arm}")
+                continue
+            rounds = T // grid[-1]
+            t_at = T if at == "iterations" else rounds * i
+            vals = {}
+            for s in stored.seeds:
+                d = div.get(arm, {}).get(s)
+                gs = g[g["seed"] == s]
+                v = (_at_round(gs, rounds, metric) if at == "rounds" else
+                     float(gs.loc[gs["t"] == T, metric].iloc[0]) if (gs["t"] == T).any()
+                     else math.nan)
+                if d is not None and d <= t_at:
+                    values["problems"].append(f"{arm} diverged at t = {d} (seed {s})")
+                elif not math.isfinite(v):
+                    values["problems"].append(f"{arm} has no {metric} at t = {t_at} "
+                                              f"(seed {s}): evaluated elsewhere")
+                else:
+                    vals[s] = v
+            per_i[str(i)] = vals
+            if len(vals) >= 2:
+                from fedcomp.rates.seeds import mean_interval
+                iv = mean_interval(list(vals.values()))
+                records.append({"arm": method, "t": i, "mean": iv.mean, "low": iv.low,
+                                "high": iv.high, "n": iv.n})
+        values["methods"][method] = per_i
+    figures = []
+    if records:
+        from fedcomp.figures.neural import parameter_figure
+        figures.append(plot(f"figures/{experiment}-{metric}-{at}.png", parameter_figure,
+                            records, "local steps I", metric,
+                            f"{experiment}: {metric} at equal {at}\n(mean, 95 % "
+                            f"interval over {len(stored.seeds)} seeds)"))
+    return Measurement(values=values, figures=figures,
+                       detail=f"stored runs of {experiment}: {stored.budget()}")
+
+
 def local_steps_check(experiment: str, metric: str, methods: dict, at: str, paper_budget: str,
                       key: str, note: str = "") -> Check:
     """The Check of "`metric` first improves as the local steps I grow, then saturates" on the
@@ -308,58 +369,6 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
     """
     if at not in AT:
         raise ValueError(f"at must be one of {sorted(AT)}, got {at!r}")
-
-    def measure(profile, out_dir) -> Measurement:
-        stored, base = _stored(experiment, paper_budget, note)
-        if stored is None:
-            return _nothing_stored(base)
-        T = int(stored.manifest["iterations"])
-        table = stored.table
-        grid = sorted({int(a.split("/I=")[1]) for a in stored.arms if "/I=" in a})
-        div = stored.diverged()
-        values = {**base, "command": stored.manifest["command"], "budget": stored.budget(),
-                  "seeds": stored.seeds, "at": at, "methods": {}, "problems": []}
-        records = []
-        for method, prefix in methods.items():
-            per_i = {}
-            for i in grid:
-                arm = f"{prefix}/I={i}"
-                g = table[table["arm"] == arm]
-                if g.empty:
-                    values["problems"].append(f"no stored runs of {arm}")
-                    continue
-                rounds = T // grid[-1]
-                t_at = T if at == "iterations" else rounds * i
-                vals = {}
-                for s in stored.seeds:
-                    d = div.get(arm, {}).get(s)
-                    gs = g[g["seed"] == s]
-                    v = (_at_round(gs, rounds, metric) if at == "rounds" else
-                         float(gs.loc[gs["t"] == T, metric].iloc[0]) if (gs["t"] == T).any()
-                         else math.nan)
-                    if d is not None and d <= t_at:
-                        values["problems"].append(f"{arm} diverged at t = {d} (seed {s})")
-                    elif not math.isfinite(v):
-                        values["problems"].append(f"{arm} has no {metric} at t = {t_at} "
-                                                  f"(seed {s}): evaluated elsewhere")
-                    else:
-                        vals[s] = v
-                per_i[str(i)] = vals
-                if len(vals) >= 2:
-                    from fedcomp.rates.seeds import mean_interval
-                    iv = mean_interval(list(vals.values()))
-                    records.append({"arm": method, "t": i, "mean": iv.mean, "low": iv.low,
-                                    "high": iv.high, "n": iv.n})
-            values["methods"][method] = per_i
-        figures = []
-        if records:
-            from fedcomp.figures.neural import parameter_figure
-            figures.append(plot(f"figures/{experiment}-{metric}-{at}.png", parameter_figure,
-                                records, "local steps I", metric,
-                                f"{experiment}: {metric} at equal {at}\n(mean, 95 % "
-                                f"interval over {len(stored.seeds)} seeds)"))
-        return Measurement(values=values, figures=figures,
-                           detail=f"stored runs of {experiment}: {stored.budget()}")
 
     def judge(predicted, m: Measurement) -> CheckResult:
         from fedcomp.rates.verdict import combine, saturation_verdicts
@@ -395,12 +404,13 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
         return CheckResult(verdict, predicted, {"rises then saturates": measured,
                                                 "per method": per_method}, detail)
 
-    measure.__qualname__ = f"stored[{experiment}, I sweep at equal {at}]"
-    measure.synthetic = lambda predicted: _synthetic_saturation(methods, at)
+    measure = Measure(_measure_saturation, experiment, metric, methods, at, paper_budget, note,
+                      name=f"stored[{experiment}, I sweep at equal {at}]",
+                      synthetic=functools.partial(_synthetic_saturation, methods, at))
     return Check(measure, judge, lambda pred: [{**pred, key: not pred[key]}])
 
 
-def _synthetic_saturation(methods, at, seeds=(0, 1, 2)) -> Measurement:
+def _synthetic_saturation(methods, at, predicted=None, seeds=(0, 1, 2)) -> Measurement:
     """A measurement in which every method rises then saturates by a wide margin (0.9 - 0.1 / I,
     seed noise 1e-3), for the mutation tests."""
     per = {str(i): {s: 0.9 - 0.1 / i + 1e-3 * math.sin(s + i) for s in seeds}
@@ -411,17 +421,22 @@ def _synthetic_saturation(methods, at, seeds=(0, 1, 2)) -> Measurement:
                                "paper_budget": "synthetic", "command": "none", "note": ""})
 
 
+def _measure_joint(measures, profile, out_dir) -> Measurement:
+    ms = [m(profile, out_dir) for m in measures]
+    return Measurement(values={"parts": [m.values for m in ms]},
+                       figures=[f for m in ms for f in m.figures],
+                       detail="; ".join(m.detail for m in ms))
+
+
+def _synthetic_joint(measures, predicted) -> Measurement:
+    return Measurement(values={"parts": [m.synthetic(predicted).values for m in measures]})
+
+
 def joint_check(*checks: Check) -> Check:
     """One claim made of several stored-run checks, each judging its own key of the prediction
     (e.g. huang.fig2's tau ordering and gamma ordering): fail if one part fails, pass if all
     pass, else inconclusive; its wrong predictions are every part's."""
     from fedcomp.rates.verdict import combine
-
-    def measure(profile, out_dir) -> Measurement:
-        ms = [c.measure(profile, out_dir) for c in checks]
-        return Measurement(values={"parts": [m.values for m in ms]},
-                           figures=[f for m in ms for f in m.figures],
-                           detail="; ".join(m.detail for m in ms))
 
     def judge(predicted, m: Measurement) -> CheckResult:
         rs = [c.judge(predicted, Measurement(values=v))
@@ -431,7 +446,8 @@ def joint_check(*checks: Check) -> Check:
                            " || ".join(f"part {i + 1} ({r.verdict}): {r.detail}"
                                        for i, r in enumerate(rs)))
 
-    measure.__qualname__ = " + ".join(c.measure.__qualname__ for c in checks)
-    measure.synthetic = lambda predicted: Measurement(values={"parts": [
-        c.measure.synthetic(predicted).values for c in checks]})
+    parts = tuple(c.measure for c in checks)
+    measure = Measure(_measure_joint, parts,
+                      name=" + ".join(c.measure.__qualname__ for c in checks),
+                      synthetic=functools.partial(_synthetic_joint, parts))
     return Check(measure, judge, lambda pred: [w for c in checks for w in c.wrong(pred)])

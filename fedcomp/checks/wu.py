@@ -51,7 +51,7 @@ from pathlib import Path
 import sympy as sp
 
 from fedcomp.checks.stored import experiment_check
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, from_parts
+from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.verdict import combine, equal_verdict, upper_bound_verdict
@@ -72,19 +72,21 @@ BIAS_FLOOR_REASON = ("the exact bias floor of estimator (3) decays like m^-2 (se
                      "bias) and the step-size noise floor at most like m^-1")
 
 
+def _bias_floor(algorithm: str, profile: str, out_dir: Path) -> Measurement:
+    from fedcomp.rates.fcsg import bias_floor
+    v = bias_floor(algorithm, profile, out_dir)
+    s = v["settings"]
+    fig = v.pop("figure")
+    return Measurement(values=v, figures=[fig],
+                       detail=f"{ALG_NAMES[algorithm]} on section 5.1's invariant logistic "
+                              f"regression (K = {s['K']}, sigma2 = {s['sigma2']}, eta = "
+                              f"{s['eta']}, q = {s['q']}, T = {s['T']}, {s['seeds']} seeds): "
+                              f"last-quarter mean of ||grad Phi(xbar_t)||^2 against m")
+
+
 def _bias_measure(algorithm: str):
-    def measure(profile: str, out_dir: Path) -> Measurement:
-        from fedcomp.rates.fcsg import bias_floor
-        v = bias_floor(algorithm, profile, out_dir)
-        s = v["settings"]
-        fig = v.pop("figure")
-        return Measurement(values=v, figures=[fig],
-                           detail=f"{ALG_NAMES[algorithm]} on section 5.1's invariant logistic "
-                                  f"regression (K = {s['K']}, sigma2 = {s['sigma2']}, eta = "
-                                  f"{s['eta']}, q = {s['q']}, T = {s['T']}, {s['seeds']} seeds): "
-                                  f"last-quarter mean of ||grad Phi(xbar_t)||^2 against m")
-    measure.__name__ = measure.__qualname__ = f"measure_bias_floor_{algorithm.replace('-', '_')}"
-    return measure
+    return Measure(_bias_floor, algorithm,
+                   name=f"measure_bias_floor_{algorithm.replace('-', '_')}")
 
 
 measure_bias_fcsg = _bias_measure("fcsg")
@@ -132,21 +134,23 @@ VR_FLOOR_REASON = ("variance-reduced method under mean-squared smoothness: E||gr
                    "speed-up in N or faster than the lower bound in T")
 
 
+def _rate_sweeps(algorithm: str, compare, profile: str, out_dir: Path) -> Measurement:
+    from fedcomp.rates.fcsg import rate_sweeps
+    v = rate_sweeps(algorithm, profile, out_dir, compare=compare)
+    figs = v.pop("figures")
+    s = v["settings"]
+    return Measurement(values=v, figures=figs,
+                       detail=f"{ALG_NAMES[algorithm]} under the corollary's printed "
+                              f"schedule (S_F = {s['S_F']}) at T = max of the grid, "
+                              f"N = {s['N_for_T']}: {v['schedule_at_largest_T']}; "
+                              f"two-teacher heterogeneous clients, m = {s['m']}, sigma2 = "
+                              f"{s['sigma2']}; second-half average of ||grad Phi(xbar_t)||^2 "
+                              f"over {s['seeds']} seeds")
+
+
 def _rate_measure(algorithm: str, compare: str | None = None):
-    def measure(profile: str, out_dir: Path) -> Measurement:
-        from fedcomp.rates.fcsg import rate_sweeps
-        v = rate_sweeps(algorithm, profile, out_dir, compare=compare)
-        figs = v.pop("figures")
-        s = v["settings"]
-        return Measurement(values=v, figures=figs,
-                           detail=f"{ALG_NAMES[algorithm]} under the corollary's printed "
-                                  f"schedule (S_F = {s['S_F']}) at T = max of the grid, "
-                                  f"N = {s['N_for_T']}: {v['schedule_at_largest_T']}; "
-                                  f"two-teacher heterogeneous clients, m = {s['m']}, sigma2 = "
-                                  f"{s['sigma2']}; second-half average of ||grad Phi(xbar_t)||^2 "
-                                  f"over {s['seeds']} seeds")
-    measure.__name__ = measure.__qualname__ = f"measure_rates_{algorithm.replace('-', '_')}"
-    return measure
+    return Measure(_rate_sweeps, algorithm, compare,
+                   name=f"measure_rates_{algorithm.replace('-', '_')}")
 
 
 measure_rates_fcsg = _rate_measure("fcsg")

@@ -135,6 +135,7 @@ def plot_key(plot, verdicts) -> str | None:
     import functools
     import hashlib
     import inspect
+    import io
     import json
     import pickle
     import sys
@@ -145,15 +146,23 @@ def plot_key(plot, verdicts) -> str | None:
     if isinstance(fn, functools.partial):
         fn, args, kw = fn.func, fn.args, fn.keywords
     try:
-        data = pickle.dumps((args, sorted(kw.items())), protocol=4)
-    except Exception:   # noqa: BLE001 -- a lambda or an open handle in the data: no key
+        # no memo ("fast"): the bytes depend on the values only, not on which of them happen to
+        # be one object (data sent back from a worker process shares other objects than data
+        # made here)
+        buf = io.BytesIO()
+        pickler = pickle.Pickler(buf, protocol=4)
+        pickler.fast = True
+        pickler.dump((args, sorted(kw.items())))
+        data = buf.getvalue()
+    except Exception:   # noqa: BLE001 -- a lambda, an open handle or a cycle in the data: no key
         return None
     h = hashlib.sha256(data)
     h.update(json.dumps([plot.name, verdicts, getattr(fn, "__module__", ""),
                          getattr(fn, "__qualname__", repr(fn)), matplotlib.__version__],
                         sort_keys=True, default=str).encode())
-    mods = sorted({getattr(fn, "__module__", None) or ""} | {
-        m for m in sys.modules if m.startswith("fedcomp.figures")} - {""})
+    # every module of this package (whether or not this process has imported it yet, so that
+    # the key is the same in any process), and the drawing function's own
+    mods = sorted({getattr(fn, "__module__", None) or ""} | set(_figure_modules()) - {""})
     for mod in mods:
         if mod not in _SOURCES:
             try:
@@ -166,6 +175,17 @@ def plot_key(plot, verdicts) -> str | None:
 
 
 _SOURCES: dict = {}   # module -> digest of its source, read once per process
+
+
+def _figure_modules() -> list:
+    """The names of the modules of fedcomp.figures (from its files), imported here so that
+    :func:`plot_key` hashes their sources."""
+    import importlib
+    names = sorted(f"{__package__}.{p.stem}" for p in Path(__file__).parent.glob("*.py")
+                   if p.stem != "__init__")
+    for name in names:
+        importlib.import_module(name)
+    return [__package__] + names
 
 
 def saved_key(path) -> str | None:

@@ -4,7 +4,7 @@
 
     fedcomp verify [--claim ID ...] [--profile quick|full] [--json] [--out DIR]
                    [--predict JSON] [--executor inprocess|process|dask]
-                   [--address tcp://host:port] [--workers N] [--jobs N]
+                   [--address tcp://host:port] [--workers N] [--jobs N|auto]
 
 Python: :func:`verify` returns a :class:`VerifyReport` (the verdict table as a pandas DataFrame).
 
@@ -33,8 +33,8 @@ With ``--json`` the JSON of the public API (README) is printed.
 
 ``--jobs N`` (N > 1) measures ahead in N worker processes (:class:`_Ahead`): every distinct
 measurement is submitted at the start, in run order, and the loop above takes each result when
-its claim's turn comes; judging, the dependency rule and the figures stay in this process and in
-this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
+its claim's turn comes; judging, the dependency rule and the choice of each figure's verdicts
+stay in this process and in this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
 any process), up to the seconds. A claim's seconds are then the worker's measuring time plus
 this process's judging time. A measurement that raised in the worker or cannot be sent back (not
 picklable), or whose measure function cannot be sent (a closure: declare it as a
@@ -42,10 +42,15 @@ picklable), or whose measure function cannot be sent (a closure: declare it as a
 that its error reads as without ``--jobs``. Once its verdicts are final, a figure is drawn by
 the same workers (after the measurements queued before it), with the verdicts and plot key
 this process computed; the report is written when every figure is. A figure whose Plot cannot
-be sent, or whose worker died, is drawn here.
+be sent, or whose worker died, is drawn here. The default, ``--jobs auto``
+(:func:`auto_jobs`), is one worker per core for a run with at least
+:data:`AUTO_MIN_MEASUREMENTS` measurements (``fedcomp verify`` of every claim: both cores of a
+two-core machine) and 1 for a few claims, where starting workers costs more than it saves; the
+report records the number used (``jobs``).
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -129,6 +134,28 @@ def _sendable(obj) -> bool:
     except Exception:  # noqa: BLE001
         return False
     return True
+
+
+#: ``--jobs auto``: workers only for runs with at least this many distinct measurements (a whole
+#: paper or more; starting a worker costs a few seconds of imports), and at most this many
+AUTO_MIN_MEASUREMENTS = 8
+AUTO_MAX_JOBS = 8
+
+
+def auto_jobs(order, known) -> int:
+    """``--jobs auto``: one worker per core this process may use (at most AUTO_MAX_JOBS, and no
+    more than there are measurements) when `order` needs at least AUTO_MIN_MEASUREMENTS distinct
+    measurements that can be sent to a worker and the executor is inprocess; else 1."""
+    from fedcomp.runner.executors import DEFAULT_EXECUTOR
+    if DEFAULT_EXECUTOR["executor"] != "inprocess":
+        return 1
+    measures = {known[c].check.measure for c in order if known[c].check is not None}
+    n = sum(_sendable(m) for m in measures)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:   # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, AUTO_MAX_JOBS, n)) if n >= AUTO_MIN_MEASUREMENTS else 1
 
 
 class _Ahead:
@@ -319,7 +346,7 @@ def _draw_file(plot, path: Path, verdicts: dict, key) -> None:
 
 
 def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.stderr,
-               predict: dict | None = None, jobs: int = 1) -> dict:
+               predict: dict | None = None, jobs: int | str = "auto") -> dict:
     """Run the checks and write the report; return it as a dict (module docstring).
 
     Parameters
@@ -332,22 +359,23 @@ def run_verify(claim_ids=None, profile: str = "quick", out="report", log=sys.std
     predict : dict or None
         {claim id: prediction} judged instead of the paper's (each in the shape of that claim's
         ``predicted``; a malformed one raises ValueError naming the expected shape).
-    jobs : int
-        Worker processes measuring ahead (module docstring); 1: every measurement here.
+    jobs : int or "auto"
+        Worker processes measuring ahead and drawing the figures (module docstring); 1: all of
+        it here; "auto" (default): :func:`auto_jobs`.
     """
     from fedcomp.runner import executor_session
     with executor_session():   # one process pool / Dask cluster for every check's runs
         return _run_verify(claim_ids, profile, out, log, predict, jobs)
 
 
-def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
+def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
     from fedcomp import checks
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if jobs != "auto" and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be an integer >= 1 or 'auto', got {jobs!r}")
     from fedcomp.runner.executors import DEFAULT_EXECUTOR
-    if jobs > 1 and DEFAULT_EXECUTOR["executor"] != "inprocess":
+    if jobs != "auto" and jobs > 1 and DEFAULT_EXECUTOR["executor"] != "inprocess":
         raise ValueError(f"--jobs {jobs} needs --executor inprocess (each worker runs its "
                          f"checks' simulations itself), got {DEFAULT_EXECUTOR['executor']!r}")
     known = {c.id: c for c in checks.all_claims()}
@@ -365,12 +393,14 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs=1) -> dict:
     from fedcomp._validate import output_dir
     out = output_dir("--out", out)
     order = checks.closure(requested)
+    if jobs == "auto":
+        jobs = auto_jobs(order, known)
     t0, c0 = time.perf_counter(), time.process_time()
     rows, by_id, cache = [], {}, {}
     meta = {"profile": profile,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                       f"Python {platform.python_version()}"}
+                       f"Python {platform.python_version()}", "jobs": jobs}
     ahead = _Ahead(order, known, profile, out, jobs) if jobs > 1 else None
     figures = _Figures(order, known, out, by_id, pool=ahead.pool if ahead else None)
     finished = False
@@ -447,7 +477,7 @@ class VerifyReport:
 
 
 def verify(claims=None, profile: str = "quick", out="report", predict: dict | None = None,
-           log=sys.stderr, jobs: int = 1) -> VerifyReport:
+           log=sys.stderr, jobs: int | str = "auto") -> VerifyReport:
     """Python entry of ``fedcomp verify`` (same report; see :func:`run_verify`)."""
     data = run_verify(claims, profile, out, log=log, predict=predict, jobs=jobs)
     out = Path(out)
@@ -719,6 +749,15 @@ def _verify_cli(args) -> int:
     return 0
 
 
+def _jobs_arg(text: str):
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 or 'auto', got {text!r}")
+
+
 def add_cli(sub) -> None:
     from fedcomp.runner import EXECUTORS
     p = sub.add_parser("verify", help="check the papers' claims and write a report",
@@ -739,9 +778,11 @@ def add_cli(sub) -> None:
                    help="Dask scheduler for --executor dask (default: a LocalCluster)")
     p.add_argument("--workers", type=int, default=None,
                    help="process-pool / LocalCluster workers (default: all cores)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="measure the checks ahead in N worker processes (default 1: none; the "
-                        "same report, with --executor inprocess)")
+    p.add_argument("--jobs", type=_jobs_arg, default="auto", metavar="N",
+                   help="measure the checks and draw their figures in N worker processes (the "
+                        "same report; needs --executor inprocess); default auto: one per core "
+                        f"(at most {AUTO_MAX_JOBS}) when there are at least "
+                        f"{AUTO_MIN_MEASUREMENTS} measurements to make, else 1")
     p.set_defaults(func=_verify_cli)
 
     r = sub.add_parser("report", help="summarise a verify report (or write docs/verify.md)")

@@ -311,3 +311,30 @@ def test_jobs_measure_a_claim_registered_at_run_time_here(tmp_path, extra_claims
         DEFAULT_EXECUTOR.clear()
         DEFAULT_EXECUTOR.update(saved)
     assert main(["verify", "--claim", local.id, "--jobs", "0", "--out", str(tmp_path)]) == 2
+
+
+def test_jobs_auto_uses_the_cores_only_for_many_measurements(monkeypatch, capsys):
+    """--jobs auto (the default): 1 for a few claims (starting workers would cost more than it
+    saves) or another executor; one worker per usable core, at most AUTO_MAX_JOBS and no more
+    than the measurements, from AUTO_MIN_MEASUREMENTS on."""
+    import os
+
+    from fedcomp import checks
+    from fedcomp import report as R
+    from fedcomp.runner.executors import DEFAULT_EXECUTOR
+    known = {c.id: c for c in checks.all_claims()}
+    every = checks.closure(sorted(known))
+    n = len({known[c].check.measure for c in every if known[c].check is not None})
+    assert n >= R.AUTO_MIN_MEASUREMENTS
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    assert R.auto_jobs(every, known) == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert R.auto_jobs(every, known) == R.AUTO_MAX_JOBS
+    assert R.auto_jobs(checks.closure(["khanduri.cor4.4"]), known) == 1
+    monkeypatch.setitem(DEFAULT_EXECUTOR, "executor", "process")
+    assert R.auto_jobs(every, known) == 1
+    with pytest.raises(SystemExit) as exc:   # argparse's refusal, naming the option
+        main(["verify", "--claim", "khanduri.thm4.3", "--jobs", "two"])
+    assert exc.value.code == 2
+    assert "argument --jobs: must be an integer >= 1 or 'auto', got 'two'" in \
+        capsys.readouterr().err

@@ -218,6 +218,12 @@ def save(fig, path, verdicts: dict | None = None, key: str | None = None) -> Pat
         # the format from the final name: the temporary name's suffix would be 'tmp-<pid>'
         # for a path without one
         fmt = path.suffix.lower().lstrip(".") or plt.rcParams["savefig.format"]
+        from matplotlib.layout_engine import PlaceHolderLayoutEngine
+        if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+            # what fig.tight_layout() leaves behind: an engine that does nothing, but for which
+            # savefig draws the whole figure once more before drawing it (the same pixels
+            # without it; a quarter of the time of saving)
+            fig.set_layout_engine(None)
         fig.savefig(tmp, dpi=DPI, metadata=meta, format=fmt)
         os.replace(tmp, path)
     finally:

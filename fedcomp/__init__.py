@@ -13,6 +13,10 @@ import importlib
 
 __version__ = "0.1.0"
 
+from fedcomp import _numba_cache  # noqa: E402
+
+_numba_cache.install()   # before any fedcomp module defines a compiled function
+
 from fedcomp import problems, algorithms  # noqa: E402  (light: no torch, kernels compile lazily)
 from fedcomp.engine import simulate, simulate_many, SimulationResult, BatchResult  # noqa: E402
 

@@ -56,25 +56,41 @@ _DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.engine.d
                 "fedcomp.rng")
 
 
-def _fedcomp_deps(names) -> list[str]:
-    """The fedcomp modules that `names` take compiled code from, transitively, sorted.
+def _dep_files(names) -> list[Path]:
+    """The source files of the modules `names` and of every fedcomp module they import,
+    transitively (:func:`fedcomp._numba_cache.closure`: read from the import statements), sorted.
 
     Why: numba's disk cache checks only the file that defines a function, and the generated
     module inlines code from the problem's kernels and everything they import (the logistic loss,
-    the dense products, the random streams...). Every such module's source goes into the generated
-    module's name, so that editing any of them yields a new module instead of a stale cache.
-    """
-    seen, todo = set(), list(names)
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for v in vars(importlib.import_module(name)).values():
-            dep = v.__name__ if inspect.ismodule(v) else getattr(v, "__module__", None)
-            if isinstance(dep, str) and dep.startswith("fedcomp.") and dep not in seen:
-                todo.append(dep)
-    return sorted(seen)
+    the dense products, the random streams...). Every such file goes into the generated module's
+    name (:func:`source_digest`), so that editing any of them yields a new module instead of a
+    stale cache; the problem kernels' own numba caches follow the same rule
+    (:mod:`fedcomp._numba_cache`)."""
+    from fedcomp import _numba_cache
+    files = set()
+    for name in names:
+        path = getattr(importlib.import_module(name), "__file__", None)
+        if path is not None:
+            files.update(_numba_cache.closure(Path(path)))
+    return sorted(files)
+
+
+def _fedcomp_deps(names) -> list[str]:
+    """:func:`_dep_files` as module names (a file outside the package by its path)."""
+    from fedcomp import _numba_cache
+    return sorted(_numba_cache._module_name(f) or str(f) for f in _dep_files(names))
+
+
+def source_digest(alg: Algorithm, kernels: str) -> str:
+    """sha256 of the generated source of (alg, kernels) and of every file its compiled code
+    comes from (:func:`_dep_files` of the kernels and the engine modules): the name of the
+    generated module, and the ``code`` label of the runs the result store keeps
+    (:func:`fedcomp.runner.results.code_and_data`), so that a run computed by other code is
+    never reused."""
+    h = hashlib.sha256(generate_source(alg, kernels).encode())
+    for f in _dep_files((kernels, *_DEP_MODULES)):
+        h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()
 
 
 def cache_dir() -> Path:
@@ -251,10 +267,7 @@ def kernel_module(alg: Algorithm, kernels: str):
     if pair in _BY_PAIR:
         return _BY_PAIR[pair]
     src = generate_source(alg, kernels)
-    h = hashlib.sha256(src.encode())
-    for dep in _fedcomp_deps((kernels, *_DEP_MODULES)):
-        h.update(_module_source(dep).encode())
-    digest = h.hexdigest()[:16]
+    digest = source_digest(alg, kernels)[:16]
     if digest in _LOADED:
         _BY_PAIR[pair] = _LOADED[digest]
         return _LOADED[digest]

@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-import hashlib
 import json
 from pathlib import Path
 
@@ -67,16 +66,15 @@ def _code_and_data(problem: str, args_json: str, algorithm: str) -> tuple:
     from fedcomp.algorithms import get
     from fedcomp.engine import build
     prob = _build_problem(problem, args_json)
-    h = hashlib.sha256(build.generate_source(get(algorithm), prob.kernels).encode())
-    for dep in (prob.kernels, *build._DEP_MODULES):
-        h.update(build._module_source(dep).encode())
-    return (("code", h.hexdigest()[:12]), ("data", prob.fingerprint()))
+    code = build.source_digest(get(algorithm), prob.kernels)[:12]
+    return (("code", code), ("data", prob.fingerprint()))
 
 
 def code_and_data(problem: str, args: dict, algorithm: str) -> dict:
-    """Labels that tie a run to its compiled code and its problem data: ``code``, a digest of the
-    generated source of the (algorithm, problem kernels) pair and of the engine modules, and
-    ``data``, the problem's fingerprint."""
+    """Labels that tie a run to its compiled code and its problem data: ``code``, the digest of
+    the generated source of the (algorithm, problem kernels) pair and of every file its compiled
+    code comes from (:func:`fedcomp.engine.build.source_digest`), and ``data``, the problem's
+    fingerprint."""
     return dict(_code_and_data(problem, _canonical(args), algorithm))
 
 

@@ -860,9 +860,6 @@ class MAMLProblem:
     def f_grad_batch(self, Y, keys, exact, buf=None):
         return self._sco_batch(Y, keys, 2, outer=True)
 
-    def h_grad_batch(self, X, keys, exact, buf=None):
-        return torch.zeros_like(X)
-
     def _task_losses(self, X, inputs, labels):
         """Mean cross-entropy of every row of X on its task's images (V, n, ...), (V,)."""
         o = self.model.batched(X, inputs)

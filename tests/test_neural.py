@@ -608,3 +608,134 @@ def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
                              iterations=3, arms=["fedavg"], progress=False)
     finally:
         E.REGISTRY[name] = exp
+
+
+# --- MAML as stochastic compositional optimisation (Local-SCGD(M)'s reading, FCSG 5.2) --------
+@pytest.fixture
+def _double():
+    dt = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(dt)
+
+
+def _linear_maml(tasks=2, sco_outer="same-task", n_way=3, dim=4):
+    """A softmax regression (no bias, d = n_way * dim) on random 'characters' of dim pixels:
+    the MAML problem where the support loss's Hessian has a closed form."""
+    from fedcomp.neural._core import FlatModel
+    from fedcomp.neural.models import LogisticRegression
+    from fedcomp.neural.problems import MAMLProblem
+    rng = np.random.default_rng(5)
+    chars = [rng.standard_normal((n, 6, 1, 2, dim // 2)) for n in (5, 4)]
+    with torch.no_grad():
+        net = LogisticRegression(dim, n_way, bias=False).double()
+        torch.nn.init.normal_(net.linear.weight, std=0.5)
+    return MAMLProblem(FlatModel(net), chars, n_way=n_way, k_shot=2, query=3, inner_lr=0.3,
+                       tasks_per_step=tasks, sco_outer=sco_outer)
+
+
+def _softmax_hessian(W, X):
+    """Hessian of mean_i CE(W x_i) over vec(W) (row-major, W (C, D)): mean_i (diag(p_i) -
+    p_i p_i^T) kron x_i x_i^T."""
+    P = torch.softmax(X @ W.T, 1)
+    H = sum(torch.kron(torch.diag(p) - torch.outer(p, p), torch.outer(x, x)) for p, x in zip(P, X))
+    return H / X.shape[0]
+
+
+def test_maml_sco_oracles_closed_form_and_finite_differences(_double):
+    """g = x - lambda mean_i grad L_i(x; support_i) and its transposed Jacobian v - lambda
+    mean_i Hess L_i v against the softmax regression's closed-form Hessian and against central
+    finite differences of g_value (float64); f_grad the query gradient of the same tasks."""
+    P = _linear_maml()
+    C, D = 3, 4
+    x = P.model.initial_vector().clone()
+    v = torch.linspace(-1.0, 2.0, P.dim, dtype=torch.float64)
+    key = np.uint64(987654321)
+    tasks = P._key_tasks(1, key, P.tasks)
+    W = x.reshape(C, D)
+    H = sum(_softmax_hessian(W, t[0].reshape(-1, D)) for t in tasks) / len(tasks)
+    torch.testing.assert_close(P.g_vjp(1, x, v, key, False), v - 0.3 * H @ v, rtol=1e-12,
+                               atol=1e-12)
+
+    def grad_ce(W, X, y):   # closed-form gradient of mean CE: (softmax - onehot)^T X / n
+        R = torch.softmax(X @ W.T, 1) - F.one_hot(y, C).double()
+        return (R.T @ X / X.shape[0]).reshape(-1)
+    gs = sum(grad_ce(W, t[0].reshape(-1, D), t[1]) for t in tasks) / len(tasks)
+    torch.testing.assert_close(P.g_value(1, x, key, False), x - 0.3 * gs)
+    gq = sum(grad_ce(W, t[2].reshape(-1, D), t[3]) for t in tasks) / len(tasks)
+    torch.testing.assert_close(P.f_grad(1, x, key, False), gq)
+    # finite differences of g_value: J^T v
+    eps, J = 1e-6, torch.empty(P.dim, P.dim, dtype=torch.float64)
+    for j in range(P.dim):
+        e = torch.zeros(P.dim, dtype=torch.float64)
+        e[j] = eps
+        J[:, j] = (P.g_value(1, x + e, key, False) - P.g_value(1, x - e, key, False)) / (2 * eps)
+    torch.testing.assert_close(P.g_vjp(1, x, v, key, False), J.T @ v, rtol=1e-7, atol=1e-8)
+
+
+F = torch.nn.functional
+
+
+def test_maml_sco_one_task_exact_inner_is_maml_gradient(_double):
+    """Reading B with one task and h = g(x) exactly (beta = 1): the compositional direction
+    grad g(x)^T grad f(g(x)) on the key's task is the second-order MAML gradient, estimator (3)
+    (cond_grad_b with one task); reading A's outer task is another one."""
+    from fedcomp.engine.torch_backend import Bound
+    P = _linear_maml(tasks=1)
+    x = P.model.initial_vector().clone()
+    b = Bound(P, 11, False, torch.zeros((P.num_clients, 0), dtype=torch.float64))
+    keys = b.key(3, 0)
+    from fedcomp.algorithms._common import compositional_grad_torch
+    X = x[None].repeat(P.num_clients, 1)
+    comp = compositional_grad_torch(b, X, b.g_value(X, keys), keys, keys)
+    for k in range(P.num_clients):
+        torch.testing.assert_close(comp[k], P.cond_grad_b(k, x, keys[k], False, 1),
+                                   rtol=1e-12, atol=1e-13)
+    A = _linear_maml(tasks=1, sco_outer="independent")
+    ba = Bound(A, 11, False, b.buf)
+    compa = compositional_grad_torch(ba, X, ba.g_value(X, keys), keys, keys)
+    assert not torch.allclose(compa, comp)
+    with pytest.raises(ValueError, match="sco_outer"):
+        _linear_maml(sco_outer="same")
+
+
+def test_keyed_outer_gradient_only_for_a_stochastic_outer(_double):
+    """Bound.f_grad(y, keys) is the keyless exact gradient for every problem without
+    ``stochastic_outer`` (so no other problem's iterates change); a stochastic outer needs keys
+    and takes the key's tasks."""
+    from fedcomp.engine.torch_backend import Bound
+    from fedcomp.neural.synthetic import torch_form
+    _, kl = _kl_pair()
+    q = torch_form(fedcomp.problems.MAMLQuadratic.random(num_clients=3, dim=4, seed=1))
+    for prob, dg in ((kl, 1), (q, q.inner_dim)):
+        b = Bound(prob, 5, False, torch.zeros((prob.num_clients, 0), dtype=torch.float64))
+        y = torch.rand(prob.num_clients, dg, dtype=torch.float64) + 0.5
+        assert not b.stochastic_outer
+        assert torch.equal(b.f_grad(y, b.key(2, 0)), b.f_grad(y))
+    P = _linear_maml()
+    b = Bound(P, 5, False, torch.zeros((P.num_clients, 0), dtype=torch.float64))
+    Y = P.model.initial_vector()[None].repeat(P.num_clients, 1)
+    with pytest.raises(ValueError, match="stochastic outer"):
+        b.f_grad(Y)
+    keys = b.key(2, 0)
+    out = b.f_grad(Y, keys)
+    for k in range(P.num_clients):
+        torch.testing.assert_close(out[k], P.f_grad(k, Y[k], keys[k], False))
+
+
+@pytest.mark.parametrize("alg,hyper", [("local-scgd", dict(beta=0.9)),
+                                       ("local-scgdm", dict(beta=0.9, momentum=0.5))])
+def test_local_scgd_runs_on_maml(alg, hyper):
+    """Local-SCGD(M) on the smoke MAML problem (the experiment's build, ConvNet4 on synthetic
+    characters): finite, moved, and the same iterates for the same seed."""
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural.algorithms import run
+    arm = next(a for a in E.get("fcsg-maml-omniglot").build(True, "cpu", 0, None, 3)
+               if a.label == "fcsg")
+    assert arm.problem.sco_outer == "same-task"
+    res = [run(arm.problem, alg, 3, 0.1, 2, x0=arm.x0, seed=4, **hyper) for _ in range(2)]
+    assert res[0].diverged_at is None and bool(torch.isfinite(res[0].state.X).all())
+    assert bool((res[0].x_bar != arm.x0).any())
+    assert torch.equal(res[0].state.X, res[1].state.X)
+    assert torch.equal(res[0].state.Y, res[1].state.Y)
+    assert res[0].rounds == 1 and "h" in res[0].floats_by_variable

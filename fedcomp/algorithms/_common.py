@@ -42,8 +42,11 @@ def moving_average(y, beta, g):
 
 # --- torch (all clients at once; p: the problem's oracles bound to the run) -----------------
 def compositional_grad_torch(p, x, y, key_g, key_h):
-    """(7) for every client: grad g_k(x_k; zeta) grad f(y_k) + grad h_k(x_k; xi), (K, d)."""
-    g = p.g_vjp(x, p.f_grad(y), key_g)
+    """(7) for every client: grad g_k(x_k; zeta) grad f(y_k) + grad h_k(x_k; xi), (K, d).
+    A problem with a stochastic outer function (``p.stochastic_outer``, the SCO reading of
+    MAML) draws grad f's sample from key_g too; for every other one grad f is exact and the key
+    is ignored."""
+    g = p.g_vjp(x, p.f_grad(y, key_g), key_g)
     if p.has_h:
         g = g + p.h_grad(x, key_h)
     return g

@@ -28,6 +28,10 @@ Readings:
   (0, 1].
 * f_k's gradient is the problem's exact outer gradient (the kernel protocol has no stochastic outer
   oracle); the inner sample xi_k^t (``sample_key(base, k, t, 0)``) serves g_k and its Jacobian.
+  The one exception is a torch problem with ``stochastic_outer`` (the neural MAML problem's SCO
+  reformulation, :class:`fedcomp.neural.problems.MAMLProblem`, FCSG section 5.2): its outer
+  gradient is drawn with the same key xi_k^t (reading B: the query sets of the inner sample's
+  tasks; reading A, independent outer tasks, is the problem's ``sco_outer="independent"``).
 * On the conditional problem (:class:`fedcomp.problems.InvariantLogistic`) these baselines see the
   compositional reformulation that treats inner and outer samples as independent (documented in its
   kernels), as the FCSG paper does for MAML; they then solve a different problem, which is the

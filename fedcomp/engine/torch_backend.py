@@ -49,6 +49,7 @@ class Bound:
         self.problem, self.base, self.exact, self.buf = problem, np.uint64(base), exact, buf
         self.K = problem.num_clients
         self.has_h = bool(getattr(problem, "has_h", False))
+        self.stochastic_outer = bool(getattr(problem, "stochastic_outer", False))
         self.batched = bool(batched)
 
     def _batched(self, name):
@@ -88,9 +89,21 @@ class Bound:
         """grad h_k(x_k; xi) for every client, (K, d) (zeros without h)."""
         return self._each("h_grad", keys, x)
 
-    def f_grad(self, y):
+    def f_grad(self, y, keys=None):
         """grad f(y_k) for every row of y, (K, d_g) (``f_grad_batch(y)`` when the problem has
-        one: a local-inner problem's f_k depends on the client, so only the batch knows k)."""
+        one: a local-inner problem's f_k depends on the client, so only the batch knows k).
+
+        The outer gradient is exact for every problem except one that declares
+        ``stochastic_outer = True`` (the SCO reading of MAML,
+        :meth:`fedcomp.neural.problems.MAMLProblem.f_grad`): there it is the sample of
+        ``keys[k]``, the per-client oracle ``f_grad(k, y, key, exact, buf)`` or, batched,
+        ``f_grad_batch(y, keys, exact, buf)``, and keys are required. Other problems ignore
+        ``keys``, so their iterates are those of the keyless call."""
+        if self.stochastic_outer:
+            if keys is None:
+                raise ValueError(f"{type(self.problem).__name__} has a stochastic outer function "
+                                 "(stochastic_outer = True): f_grad needs the sample keys")
+            return self._each("f_grad", keys, y)
         batched = getattr(self.problem, "f_grad_batch", None)
         if batched is not None:
             return batched(y)

@@ -663,6 +663,9 @@ class ConditionalAUPRC:
         return torch.autograd.grad(obj.sum(), Xl)[0]
 
 
+SCO_OUTER = ("same-task", "independent")
+
+
 class MAMLProblem:
     """Federated MAML as conditional stochastic optimisation, FCSG 5.2:
     g_n(x; task) = x - lambda grad L_task(x; support), f_n(y) = L_task(y; query).
@@ -670,20 +673,56 @@ class MAMLProblem:
     Estimator (3) for one task: (I - lambda Hess L_support(x)) grad L_query(x - lambda grad
     L_support(x)) (second-order MAML gradient), averaged over ``tasks_per_step`` tasks drawn
     from the client's characters. Tasks: N-way K-shot with ``query`` query images per class.
+
+    **The compositional (SCO) reformulation** that the paper's baselines Local-SCGD and
+    Local-SCGDM (Gao, Li and Huang, ICML 2022; :mod:`fedcomp.algorithms.local_scgd`) solve, FCSG
+    5.2's "converting the MAML optimization to the stochastic compositional optimization":
+    Phi_n(x) = f_n(g_n(x)) with the inner map g_n(x) = E_eta[x - lambda grad L(x; support)] and
+    the outer f_n(y) = E[L(y; query)] taken as separate expectations. The oracles of the kernel
+    protocol, each on the ``tasks_per_step`` tasks of the key (the key's tasks as
+    :meth:`cond_grad` draws them; a minibatch of the SCO problem is the mean over them):
+
+    * ``g_value(k, x, key, exact, buf)`` = x - lambda mean_i grad L_i(x; support_i);
+    * ``g_vjp(k, x, v, key, exact, buf)`` = v - lambda mean_i Hess L_i(x; support_i) v (a
+      Hessian-vector product by double backward; the Jacobian of g is symmetric);
+    * ``f_grad(k, y, key, exact, buf)`` = mean_j grad L_j(y; query_j), stochastic, so the
+      problem declares ``stochastic_outer = True`` and the torch backend passes the sample keys
+      (:meth:`fedcomp.engine.torch_backend.Bound.f_grad`);
+    * ``h_grad`` = 0 (no h), ``inner_dim`` = d.
+
+    Two readings of which query tasks j the outer gradient sees (``sco_outer``):
+
+    * **(B) "same-task"** (the default, run by the experiments): the tasks of the inner sample,
+      one key for both; what "Local-SCGD on MAML" does when a step draws a task and uses its
+      support and query sets. The moving-average inner state h of Local-SCGD(M) then mixes the
+      adapted models of earlier tasks, and f_n's gradient is taken at that mixture on the
+      current tasks' query sets: the paper's explanation of the baselines' poor results ("it
+      ignores the effect of task sampling").
+    * **(A) "independent"**: the outer tasks drawn independently of the inner ones (the
+      substream 1 of the key), as the SCO problem's separate expectations read literally.
+
+    ``exact`` is ignored by the MAML oracles (tasks are always sampled), as by :meth:`cond_grad`.
     """
 
     structure = "conditional"
+    stochastic_outer = True
+    has_h = False
 
     def __init__(self, model: FlatModel, client_chars, n_way: int = 5, k_shot: int = 1,
                  query: int = 15, inner_lr: float = 0.4, tasks_per_step: int = 4,
-                 device="cpu", task_chunk: int = 32):
+                 device="cpu", task_chunk: int = 32, sco_outer: str = "same-task"):
         self.model = model
         self.task_chunk = V.positive_int("task_chunk", task_chunk)
+        if sco_outer not in SCO_OUTER:
+            raise ValueError(f"sco_outer must be one of {', '.join(SCO_OUTER)}, got "
+                             f"{sco_outer!r}")
+        self.sco_outer = sco_outer
         self.chars = [torch.as_tensor(c, device=device).to(torch.get_default_dtype())
                       for c in client_chars]  # each (n_chars, n_draw, 1, s, s)
         self.n_way, self.k_shot, self.query = n_way, k_shot, query
         self.inner_lr, self.tasks = inner_lr, tasks_per_step
         self.num_clients, self.dim = len(self.chars), model.dim
+        self.inner_dim = self.dim
         for c in self.chars:
             if c.shape[0] < n_way or c.shape[1] < k_shot + query:
                 raise ValueError(f"each client needs >= n_way={n_way} characters with >= "
@@ -754,6 +793,72 @@ class MAMLProblem:
             lq = self._task_losses(Xr - self.inner_lr * g, qx, qy)
             out[c0:c1] = torch.autograd.grad(lq.sum(), Xl)[0] / nb
         return out
+
+    # --- the SCO reformulation (Local-SCGD(M)); see the class docstring -----------------------
+    def _key_tasks(self, k, key, nb, outer=False):
+        """The nb tasks of client k for ``key``: those of :meth:`cond_grad_b` (the inner sample
+        and, reading B, the outer one); reading A's outer tasks come from substream 1 of key."""
+        if outer and self.sco_outer == "independent":
+            from fedcomp.rng import substream
+            key = substream(np.uint64(key), 1)
+        rng = np.random.default_rng(int(np.uint64(key) >> np.uint64(1)))
+        return [self.sample_task(self.chars[k], rng) for _ in range(nb)]
+
+    def _mean_task_grad(self, x, tasks, part, create_graph=False):
+        """mean over tasks of grad L(x; support) (part 0) or grad L(x; query) (part 2) at the
+        leaf x."""
+        loss = sum(F.cross_entropy(self.model(x, t[part]), t[part + 1]) for t in tasks)
+        return torch.autograd.grad(loss / len(tasks), x, create_graph=create_graph)[0]
+
+    def g_value(self, k, x, key, exact, buf=None):
+        """g_k(x; eta) = x - lambda mean_i grad L_i(x; support_i) on the key's tasks."""
+        tasks = self._key_tasks(k, key, self.tasks)
+        return x.detach() - self.inner_lr * self._mean_task_grad(_leaf(x), tasks, 0)
+
+    def g_vjp(self, k, x, v, key, exact, buf=None):
+        """grad g_k(x; eta)^T v = v - lambda mean_i Hess L_i(x; support_i) v."""
+        tasks = self._key_tasks(k, key, self.tasks)
+        xl = _leaf(x)
+        g = self._mean_task_grad(xl, tasks, 0, create_graph=True)
+        return v - self.inner_lr * torch.autograd.grad(g @ v, xl)[0]
+
+    def f_grad(self, k, y, key, exact, buf=None):
+        """grad f_k(y; a) = mean_j grad L_j(y; query_j) on the key's outer tasks (reading B:
+        the inner sample's tasks; A: independent ones)."""
+        return self._mean_task_grad(_leaf(y), self._key_tasks(k, key, self.tasks, outer=True),
+                                    2)
+
+    def h_grad(self, k, x, key, exact, buf=None):
+        return torch.zeros_like(x)
+
+    def _sco_batch(self, X, keys, part, outer=False, vec=None):
+        """The SCO oracles for every client at once, every (client, task) pair one row of a
+        vectorised call, in chunks of clients as :meth:`cond_grad_b_batch`: the mean over the
+        key's tasks of grad L(X_k; support) (part 0) or of grad L(X_k; query) (part 2); with
+        ``vec`` (K, d), the Hessian-vector products mean_i Hess L_i(X_k; support_i) vec_k."""
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        nb = self.tasks
+        out = torch.empty_like(X)
+        per = max(1, self.task_chunk // nb)
+        for c0 in range(0, len(keys), per):
+            c1 = min(len(keys), c0 + per)
+            flat = [t for k in range(c0, c1) for t in self._key_tasks(k, keys[k], nb, outer)]
+            inp, lab = (torch.stack([t[i] for t in flat]) for i in (part, part + 1))
+            Xl = _leaf(X[c0:c1])
+            lo = self._task_losses(Xl.repeat_interleave(nb, 0), inp, lab).sum() / nb
+            g = torch.autograd.grad(lo, Xl, create_graph=vec is not None)[0]
+            out[c0:c1] = g if vec is None else torch.autograd.grad((g * vec[c0:c1]).sum(),
+                                                                   Xl)[0]
+        return out
+
+    def g_value_batch(self, X, keys, exact, buf=None):
+        return X.detach() - self.inner_lr * self._sco_batch(X, keys, 0)
+
+    def g_vjp_batch(self, X, W, keys, exact, buf=None):
+        return W - self.inner_lr * self._sco_batch(X, keys, 0, vec=W)
+
+    def f_grad_batch(self, Y, keys, exact, buf=None):
+        return self._sco_batch(Y, keys, 2, outer=True)
 
     def _task_losses(self, X, inputs, labels):
         """Mean cross-entropy of every row of X on its task's images (V, n, ...), (V,)."""

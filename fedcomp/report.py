@@ -32,21 +32,20 @@ the claims it is evidence for are final, with those verdicts in its corner (:cla
 With ``--json`` the JSON of the public API (README) is printed.
 
 ``--jobs N`` (N > 1) measures ahead in N worker processes (:class:`_Ahead`): every distinct
-measurement is submitted at the start, in run order, and the loop above takes each result when
-its claim's turn comes; judging, the dependency rule and the choice of each figure's verdicts
-stay in this process and in this order, so the report is the one ``--jobs 1`` writes (the simulations are bit-identical in
-any process), up to the seconds. A claim's seconds are then the worker's measuring time plus
-this process's judging time. A measurement that raised in the worker or cannot be sent back (not
-picklable), or whose measure function cannot be sent (a closure: declare it as a
-:class:`~fedcomp.checks.core.Measure`), is measured here, from the runs the worker stored, so
-that its error reads as without ``--jobs``. Once its verdicts are final, a figure is drawn by
-the same workers (after the measurements queued before it), with the verdicts and plot key
-this process computed; the report is written when every figure is. A figure whose Plot cannot
-be sent, or whose worker died, is drawn here. The default, ``--jobs auto``
-(:func:`auto_jobs`), is one worker per core for a run with at least
-:data:`AUTO_MIN_MEASUREMENTS` measurements (``fedcomp verify`` of every claim: both cores of a
-two-core machine) and 1 for a few claims, where starting workers costs more than it saves; the
-report records the number used (``jobs``).
+measurement is submitted at the start, in run order, and the loop above takes each result when its
+claim's turn comes; judging, the dependency rule and the choice of each figure's verdicts stay in
+this process and in this order, so the report is the one ``--jobs 1`` writes (the simulations are
+bit-identical in any process), up to the seconds. A claim's seconds are then the worker's measuring
+time plus this process's judging time. A measurement that raised in the worker or cannot be sent
+back (not picklable), or whose measure function cannot be sent (a closure: declare it as a
+:class:`~fedcomp.checks.core.Measure`), is measured here, from the runs the worker stored, so that
+its error reads as without ``--jobs``. Once its verdicts are final, a figure is drawn by the same
+workers (after the measurements queued before it), with the verdicts and plot key this process
+computed; the report is written when every figure is. A figure whose Plot cannot be sent, or whose
+worker died, is drawn here. The default, ``--jobs auto`` (:func:`auto_jobs`), is one worker per
+core for a run with at least :data:`AUTO_MIN_MEASUREMENTS` measurements (``fedcomp verify`` of
+every claim: both cores of a two-core machine) and 1 for a few claims, where starting workers costs
+more than it saves; the report records the number used (``jobs``).
 """
 from __future__ import annotations
 
@@ -267,7 +266,7 @@ class _Figures:
 
     def __init__(self, order, known, out: Path, rows_by_id: dict, pool=None):
         self.out, self.rows, self.pool = out, rows_by_id, pool
-        self.drawing: list = []     # (future, Plot, ids) of the figures sent to `pool`
+        self.drawing: list = []     # (future, Plot, ids, verdicts, key) sent to `pool`
         self.position = {cid: i for i, cid in enumerate(order)}
         self.sharing: dict = {}
         for cid in order:
@@ -308,7 +307,7 @@ class _Figures:
             try:
                 fut.result()
             except BrokenProcessPool:   # the worker died: draw it here
-                self._guarded(_draw_file, plot, ids, verdicts, key)
+                self._guarded(plot, ids, _draw_file, plot, self.out / plot.name, verdicts, key)
             except Exception as exc:  # noqa: BLE001
                 self._failed(plot, ids, exc)
         self.drawing = []
@@ -317,21 +316,20 @@ class _Figures:
         from fedcomp.figures import style
         self.drawn.add(plot.name)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
-        key = self._guarded(style.plot_key, plot, ids, verdicts)
+        key = self._guarded(plot, ids, style.plot_key, plot, verdicts)
         if key is False:
             return
+        path = self.out / plot.name
         if self.pool is not None and _sendable(plot):
-            fut = self.pool.submit(_draw_file, plot, self.out / plot.name, verdicts, key)
+            fut = self.pool.submit(_draw_file, plot, path, verdicts, key)
             self.drawing.append((fut, plot, ids, verdicts, key))
         else:
-            self._guarded(_draw_file, plot, ids, verdicts, key)
+            self._guarded(plot, ids, _draw_file, plot, path, verdicts, key)
 
-    def _guarded(self, fn, plot, ids, *args):
-        """fn(plot, ...) with the path or verdicts; False (and the claims told) if it raised."""
+    def _guarded(self, plot, ids, fn, *args):
+        """fn(*args) for `plot`; False (and its claims told) if it raised."""
         try:
-            if fn is _draw_file:
-                return fn(plot, self.out / plot.name, *args)
-            return fn(plot, *args)
+            return fn(*args)
         except Exception as exc:  # a figure is a by-product: never turn a verdict into an error
             self._failed(plot, ids, exc)
             return False

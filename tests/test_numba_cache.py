@@ -41,8 +41,9 @@ def test_fedcomp_functions_get_the_closure_locator():
 
 def test_editing_an_imported_module_invalidates_the_cached_kernel(tmp_path):
     """Copy the package, compute a chi^2 kernel (compiled and cached), then change
-    fedcomp.engine.dense.row_dot, which it inlines through the logistic helpers: the next process must compute the new value, not load the old
-    machine code (numba alone checks only _chi2_kernels.py)."""
+    fedcomp.engine.dense.row_dot, which it inlines through the logistic helpers: the next
+    process must compute the new value, not load the old machine code (numba alone checks only
+    _chi2_kernels.py)."""
     pkg = tmp_path / "src" / "fedcomp"
     shutil.copytree(Path(fedcomp.__file__).parent, pkg,
                     ignore=shutil.ignore_patterns("__pycache__"))

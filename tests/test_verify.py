@@ -279,7 +279,8 @@ def test_every_registered_measure_can_be_measured_in_a_worker():
 
 
 def test_jobs_measure_a_claim_registered_at_run_time_here(tmp_path, extra_claims):
-    """A measure function a worker cannot receive (a closure) is measured in this process; bad --jobs values are refused naming the option."""
+    """A measure function a worker cannot receive (a closure) is measured in this process;
+    bad --jobs values are refused naming the option."""
     import io
     from fedcomp.checks import CheckResult, Measurement
     from fedcomp.report import run_verify

@@ -12,8 +12,9 @@ depend on which process compiled what, and code that is not the source it appear
 
 :func:`install` puts locators in front of numba's own (numba.core.caching.CacheImpl) that, for
 a function defined in a file of the fedcomp package, stamp the cache with the content of that
-file *and of every fedcomp module it imports, transitively* (read from the ``import`` statements
-of the sources, without importing anything). Editing any of them invalidates the function's
+file *and of every fedcomp module it imports, transitively* (read from the module-level
+``import`` statements of the sources, without importing anything; compiled code can only use
+module globals). Editing any of them invalidates the function's
 cache entry. The directory is numba's (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside the
 source, else the user-wide one). Functions outside the package (the engine's generated modules,
 whose file names already carry such a hash: :mod:`fedcomp.engine.build`; user code) keep numba's
@@ -52,13 +53,27 @@ def _module_name(path: Path) -> str | None:
     return ".".join(["fedcomp", *parts])
 
 
+def _module_level(tree):
+    """The statements a module runs when imported: its body and the blocks nested in it (if,
+    try, with...), not the bodies of functions and classes, whose imports (lazy imports of
+    torch or matplotlib code) bind no global that compiled code could use."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        todo.extend(c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)
+                    or isinstance(c, ast.excepthandler))
+
+
 @functools.lru_cache(maxsize=None)
 def _imports(path: Path, mtime_ns: int, size: int) -> tuple:
-    """The fedcomp modules the source at `path` imports (any nesting level), as module names."""
+    """The fedcomp modules the source at `path` imports at module level, as module names."""
     this = _module_name(path) or "fedcomp"
     package = this if path.name == "__init__.py" else this.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_bytes())):
+    for node in _module_level(ast.parse(path.read_bytes())):
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -113,13 +113,20 @@ def closure(path: Path) -> list[Path]:
     return sorted(seen)
 
 
-def stamp(path) -> str:
-    """The digest of the sources `path` is built from (:func:`closure`), in file order."""
+def digest(paths) -> str:
+    """sha256 of the files `paths` (their names within the package, else their file names, and
+    contents), in sorted order: the one rule by which fedcomp names compiled code after its
+    sources (:func:`stamp`; fedcomp.engine.build.source_digest)."""
     h = hashlib.sha256()
-    for f in closure(Path(path)):
-        h.update(str(f.relative_to(ROOT)).encode())
+    for f in sorted(Path(p).resolve() for p in paths):
+        h.update(str(f.relative_to(ROOT) if f.is_relative_to(ROOT) else f.name).encode())
         h.update(_file_hash(*_stat(f)))
     return h.hexdigest()
+
+
+def stamp(path) -> str:
+    """The digest of the sources `path` is built from (:func:`closure`)."""
+    return digest(closure(Path(path)))
 
 
 _INSTALLED: list = []

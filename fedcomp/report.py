@@ -211,7 +211,6 @@ class _Ahead:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-
 def _run_one(claim, profile, out, cache, ahead=None):
     """(CheckResult, wall seconds, CPU seconds) of one claim; exceptions become inconclusive (with
     the measurement's figures for the claim when only the judge raised)."""

@@ -81,15 +81,16 @@ def _fedcomp_deps(names) -> list[str]:
     return sorted(_numba_cache._module_name(f) or str(f) for f in _dep_files(names))
 
 
-def source_digest(alg: Algorithm, kernels: str) -> str:
-    """sha256 of the generated source of (alg, kernels) and of every file its compiled code
-    comes from (:func:`_dep_files` of the kernels and the engine modules): the name of the
-    generated module, and the ``code`` label of the runs the result store keeps
+def source_digest(alg: Algorithm, kernels: str, src: str | None = None) -> str:
+    """sha256 of the generated source of (alg, kernels) (`src` when the caller has it) and of
+    every file its compiled code comes from (:func:`_dep_files` of the kernels and the engine
+    modules, :func:`fedcomp._numba_cache.digest`): the name of the generated module, and the
+    ``code`` label of the runs the result store keeps
     (:func:`fedcomp.runner.results.code_and_data`), so that a run computed by other code is
     never reused."""
-    h = hashlib.sha256(generate_source(alg, kernels).encode())
-    for f in _dep_files((kernels, *_DEP_MODULES)):
-        h.update(f.name.encode() + f.read_bytes())
+    from fedcomp import _numba_cache
+    h = hashlib.sha256((generate_source(alg, kernels) if src is None else src).encode())
+    h.update(_numba_cache.digest(_dep_files((kernels, *_DEP_MODULES))).encode())
     return h.hexdigest()
 
 
@@ -267,7 +268,7 @@ def kernel_module(alg: Algorithm, kernels: str):
     if pair in _BY_PAIR:
         return _BY_PAIR[pair]
     src = generate_source(alg, kernels)
-    digest = source_digest(alg, kernels)[:16]
+    digest = source_digest(alg, kernels, src)[:16]
     if digest in _LOADED:
         _BY_PAIR[pair] = _LOADED[digest]
         return _LOADED[digest]

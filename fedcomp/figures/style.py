@@ -5,6 +5,7 @@ Figures are built from data passed in (tables or dicts); no module here computes
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import matplotlib
@@ -132,7 +133,6 @@ def plot_key(plot, verdicts) -> str | None:
     verdicts in its corner, its drawing function (name and the source of the module that defines
     it, and of every fedcomp.figures module loaded), the data handed to it (pickled) and
     matplotlib's version. None when the data cannot be pickled (the figure is then always drawn)."""
-    import functools
     import hashlib
     import inspect
     import io
@@ -177,6 +177,7 @@ def plot_key(plot, verdicts) -> str | None:
 _SOURCES: dict = {}   # module -> digest of its source, read once per process
 
 
+@functools.lru_cache(maxsize=1)
 def _figure_modules() -> list:
     """The names of the modules of fedcomp.figures (from its files), imported here so that
     :func:`plot_key` hashes their sources."""

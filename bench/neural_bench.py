@@ -31,10 +31,17 @@ ARMS = {  # experiment -> arms timed (the paper's method and one baseline of ano
 
 
 def _time(arm, T, batched, seed):
+    import torch
+
     from fedcomp.neural.algorithms import run
+    cuda = arm.problem.model.initial_vector().device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize()
     t0 = time.perf_counter()
     res = run(arm.problem, arm.algorithm, T, arm.eta, arm.local_steps, x0=arm.x0, seed=seed,
               batched=batched, **arm.hyper)
+    if cuda:   # the GPU's queued work is part of the iteration
+        torch.cuda.synchronize()
     return (time.perf_counter() - t0) / T, res
 
 
@@ -59,7 +66,7 @@ def main(argv=None) -> int:
              f" ({platform.processor() or platform.machine()}, torch threads "
              f"{torch.get_num_threads()})")
           + f"; torch {torch.__version__}; {args.iterations} iterations x {args.repeats} "
-            "alternations per mode; float32")
+            "alternations per mode; IEEE float32 (no TF32)")
     print(f"{'experiment':<26} {'arm':<18} {'per-client s/it':>15} {'batched s/it':>13} "
           f"{'ratio':>6} {'max |dx| after 1 it':>20}  default")
     for name, labels in ARMS.items():

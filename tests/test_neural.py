@@ -297,6 +297,23 @@ def test_divergence_is_reported():
     assert res.diverged_at is not None and res.diverged_at <= 50
 
 
+def test_runs_compute_in_ieee_float32():
+    """run() switches cuDNN convolutions and CUDA matrix products to IEEE float32 (PyTorch's
+    default lets convolutions use TensorFloat-32 on a GPU) and restores the settings after."""
+    from fedcomp.neural.algorithms import run
+    b = torch.backends
+    before = (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision)
+    _, P = _kl_pair()
+    seen = []
+
+    def evaluate(x, buf):
+        seen.append((b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision))
+        return {}
+    run(P, "fedavg-case2", 2, 0.1, 1, seed=0, evaluate=evaluate, eval_every=1)
+    assert seen and set(seen) == {("ieee", "ieee")}
+    assert (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision) == before
+
+
 # --- metrics ---------------------------------------------------------------------------------
 def test_roc_auc_is_the_pairwise_probability():
     rng = np.random.default_rng(0)
@@ -590,6 +607,24 @@ def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
     st = S.load(name, tmp_path)
     assert set(st.arms) == {"fedavg", "drfl"} and st.seeds == [0, 1]
     assert "--arm fedavg --arm drfl" in st.manifest["command"]
+    assert st.manifest["device"] == "cpu" and "--device" not in st.manifest["command"]
+    # runs made on a GPU (the manifest says so): a command that only resumes them computes
+    # nothing and keeps the record, and the reproduce command names the GPU
+    man = tmp_path / "manifest.json"
+    m = json.loads(man.read_text())
+    man.write_text(json.dumps(dict(m, device="cuda", torch="2.11.0+cu130")))
+    out = E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=2, iterations=3,
+                           arms=["fedavg", "drfl"], progress=False)
+    assert (out["ran"], out["resumed"]) == (0, 4)
+    m = json.loads(man.read_text())
+    assert (m["device"], m["torch"]) == ("cuda", "2.11.0+cu130")
+    assert "--device cuda" in m["command"]
+    # a new seed computed on the CPU joins them: both devices are named
+    E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=3, iterations=3,
+                     arms=["fedavg", "drfl"], progress=False)
+    m = json.loads(man.read_text())
+    assert m["device"] == "cpu, cuda" and m["torch"] == f"2.11.0+cu130, {torch.__version__}"
+    assert "--device" not in m["command"]   # no one command reproduces both devices' roundings
     # the stored fedavg runs were made with the smoke configuration: a real-data command with
     # the same budget into the same folder is refused, not mixed in (here: another step)
     exp = E.get(name)

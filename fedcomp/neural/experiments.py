@@ -16,6 +16,7 @@ each experiment's ``notes``.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -720,18 +721,26 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         # the same budget: this command's arms and seeds join those already stored
         all_arms = list(dict.fromkeys(list(previous.get("arms") or []) + labels))
         all_seeds = sorted(set(previous.get("seeds") or []) | set(seed_list))
+        # every device and torch build that computed a stored run of this budget (a command
+        # that only resumed computed none)
+        devices, builds = previous.get("device"), previous.get("torch")
+        if ran or not devices:
+            devices, builds = _joined(devices, dev), _joined(builds, torch.__version__)
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
-                    "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": dev,
-                    "smoke": bool(smoke), "torch": torch.__version__}
+                    "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": devices,
+                    "smoke": bool(smoke), "torch": builds}
         # the one command that reproduces every stored run of this budget
         only = None if set(all_arms) >= set(every_arm) else all_arms
         cmd = _command(name, T, len(all_seeds), all_seeds[0], eval_every, smoke, only, out,
-                       data_dir)
+                       data_dir, devices)
         if all_seeds != list(range(all_seeds[0], all_seeds[0] + len(all_seeds))):
-            this = _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir)
+            this = _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir, dev)
             cmd = f"{previous.get('command', '')} ; {this}"   # seeds with a gap: both commands
         manifest["command"] = command or cmd
-        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        # atomically: a command killed mid-write leaves the old manifest, never half a file
+        tmp = out / f".manifest-{os.getpid()}.json"
+        tmp.write_text(json.dumps(manifest, indent=2) + "\n")
+        os.replace(tmp, out / "manifest.json")
         from fedcomp.neural.store import load
         table = load(name, out).table
         table = table[table["seed"].isin(seed_list)]
@@ -747,8 +756,21 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
             "seeds": seed_list, "ran": ran, "resumed": resumed}
 
 
-def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None) -> str:
+def _joined(previous: str | None, this: str) -> str:
+    """"a, b": the distinct entries of a comma-joined manifest field and ``this``, sorted."""
+    seen = {p.strip() for p in (previous or "").split(",") if p.strip()} | {this}
+    return ", ".join(sorted(seen))
+
+
+def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
+             device="cpu") -> str:
+    """The command that reproduces the stored runs; ``--device cuda`` when a GPU computed every
+    one of them (``auto`` would take the CPU on a machine without one and compute other float32
+    roundings). ``device`` is the manifest's "cpu", "cuda" or "cpu, cuda": for runs of both, no
+    one command reproduces every rounding, and the report names each run's device."""
     parts = ["fedcomp neural run", name, f"--iterations {T}", f"--seeds {n_seeds}"]
+    if device == "cuda":
+        parts.append("--device cuda")
     if seed:
         parts.append(f"--seed {seed}")
     if eval_every:

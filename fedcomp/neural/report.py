@@ -175,6 +175,14 @@ def _budget(exp, stored) -> list[str]:
                       f"{', '.join(str(s) for s in m['seeds'])}")
     lines.append(seed_text)
     lines.append(f"- device: {m.get('device', '?')}; torch {m.get('torch', '?')}")
+    if "device" in stored.table and stored.table["device"].nunique() > 1:
+        # runs of one budget computed on several devices: which run came from which
+        for dev, g in stored.table.groupby("device", sort=True):
+            runs = g.groupby("arm", sort=False)["seed"].unique()
+            runs = runs.reindex([a for a in stored.arms if a in runs.index])
+            parts = [f"{arm} (seed{'s' if len(s) > 1 else ''} "
+                     f"{', '.join(str(int(x)) for x in sorted(s))})" for arm, s in runs.items()]
+            lines.append(f"  - on {dev}, {sum(len(s) for s in runs)} runs: {'; '.join(parts)}")
     if m.get("smoke"):
         lines.append("- **smoke run**: tiny synthetic stand-ins of the data and narrow models; it "
                      "checks the plumbing, not the paper's numbers")

@@ -443,3 +443,32 @@ def test_a_rerun_keeps_a_figure_drawn_from_the_same_data_and_redraws_a_changed_o
     # drawn, kept (same data and verdict), redrawn (new data), redrawn (new verdict)
     assert calls == [[1, 2], [1, 3], [1, 3]]
     assert S.saved_verdicts(tmp_path / "figures" / "c.png") == {"c": "fail"}
+
+
+def test_one_colour_per_algorithm_and_arm_styles():
+    """Every algorithm has its own colour; in a figure of several arms (fedcomp.neural's curves),
+    an algorithm's arms keep its colour and differ by line style, a sweep of more arms than line
+    styles is drawn in distinct shades of it, and arms of different algorithms never share a
+    colour: the collision of the neural figures' old colour cycle (FCSG and Local-SCGDM both
+    brown) cannot recur."""
+    from matplotlib.colors import to_hex
+    from fedcomp.algorithms.base import names
+    cols = [c for c, _, _ in S.ALGORITHMS.values()]
+    assert len(set(cols)) == len(cols)
+    assert set(names()) <= set(S.ALGORITHMS), set(names()) - set(S.ALGORITHMS)
+    arms = {"fcsg": "fcsg", "fcsg/5-shot": "fcsg", "local-scgdm": "local-scgdm",
+            "local-scgdm/5-shot": "local-scgdm", "coda+": "coda"}
+    arms.update({f"feddro/I={i}": "feddro" for i in (1, 2, 4, 8, 16)})
+    st = S.arm_styles(arms)
+    keys = {(to_hex(v["color"]), v["linestyle"]) for v in st.values()}
+    assert len(keys) == len(arms)
+    assert st["fcsg"]["color"] == st["fcsg/5-shot"]["color"] == S.colour("fcsg")
+    assert st["fcsg"]["linestyle"] != st["fcsg/5-shot"]["linestyle"]
+    by_alg = {}
+    for arm, alg in arms.items():
+        by_alg.setdefault(alg, set()).add(to_hex(st[arm]["color"]))
+    algs = list(by_alg)
+    for i, a in enumerate(algs):
+        for b in algs[i + 1:]:
+            assert not by_alg[a] & by_alg[b], (a, b)
+    assert to_hex(st["feddro/I=16"]["color"]) == S.colour("feddro")

@@ -26,7 +26,19 @@ ALGORITHMS = {
     "acc-fcsg-m": ("#7f7f7f", "^", "Acc-FCSG-M"),
     "localscgdam": ("#bcbd22", "D", "LocalSCGDAM"),
     "comfedl": ("#17becf", "o", "ComFedL"),
+    # the baselines (dark shades of matplotlib's tab20b, none a tab10 colour above)
+    "local-scgd": ("#393b79", "x", "Local-SCGD"),
+    "local-scgdm": ("#637939", "P", "Local-SCGDM"),
+    "coda": ("#843c39", "v", "CoDA"),
+    "localsgdam": ("#7b4173", "<", "LocalSGDAM"),
+    "localsgdm": ("#8c6d31", ">", "LocalSGDM"),
+    "fedavg": ("#000000", "s", "FedAvg"),
+    "q-fedavg": ("#ad494a", "^", "q-FedAvg"),
+    "drfl": ("#5254a3", "D", "DRFL (DRFA)"),
+    "mbsgd": ("#8ca252", "x", "minibatch SGD"),
 }
+#: line styles of the arms of one algorithm in one figure (its settings), in order
+ARM_LINESTYLES = ("-", "--", ":", "-.")
 VERDICT_COLOURS = {"pass": "#2ca02c", "fail": "#d62728", "inconclusive": "#b8860b",
                    "reproduced": "#2ca02c", "not-reproduced": "#d62728"}
 #: values below this are zero to machine precision: never plotted as data on a log axis
@@ -40,6 +52,30 @@ DPI = 120
 
 def colour(alg: str) -> str:
     return ALGORITHMS.get(alg, ("#333333", "o", alg))[0]
+
+
+def arm_styles(arm_algorithms: dict) -> dict:
+    """{arm: {"color", "linestyle"}} for the arms of one figure, given {arm: algorithm} in the
+    figure's order: every arm of an algorithm in the algorithm's colour (one colour per
+    algorithm across every figure), its settings told apart by line style; an algorithm with
+    more arms than line styles (a sweep) draws them solid in shades of its colour, light to
+    dark. Arms of different algorithms never share a colour."""
+    from matplotlib.colors import to_rgb
+    by_alg: dict = {}
+    for arm, alg in arm_algorithms.items():
+        by_alg.setdefault(alg, []).append(arm)
+    out = {}
+    for alg, arms in by_alg.items():
+        base = colour(alg)
+        if len(arms) <= len(ARM_LINESTYLES):
+            for arm, ls in zip(arms, ARM_LINESTYLES):
+                out[arm] = {"color": base, "linestyle": ls}
+            continue
+        rgb = to_rgb(base)
+        for i, arm in enumerate(arms):   # 45 % white for the first, the colour itself last
+            w = 0.45 * (1 - i / (len(arms) - 1))
+            out[arm] = {"color": tuple(c + (1 - c) * w for c in rgb), "linestyle": "-"}
+    return out
 
 
 def marker(alg: str) -> str:

@@ -794,6 +794,13 @@ def _config_hash(arm, smoke) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
+def _natural(label: str):
+    """Sort key of an arm label with its numbers compared as numbers ("I=2" < "I=16")."""
+    import re
+    return [(0, float(p), "") if re.fullmatch(r"\d+(\.\d+)?", p) else (1, 0.0, p)
+            for p in re.split(r"(\d+(?:\.\d+)?)", label) if p]
+
+
 def _frame(rows, name, rid):
     import hashlib
 
@@ -854,19 +861,19 @@ def write_outputs(name, rows, out, metric_names, write_store: bool = True):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fedcomp.figures.style import colour
+    from fedcomp.figures.style import arm_styles
     present = [m for m in metric_names if m in df.columns]
     fig, axes = plt.subplots(1, max(1, len(present)), figsize=(5 * max(1, len(present)), 3.6),
                              squeeze=False)
     n_seeds = int(df["seed"].nunique())
-    cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
-    colours, used = {}, set()
-    for arm in sorted(df["arm"].unique()):   # one colour per arm, the algorithm's where free
-        c = colour(arm.split("/")[0])
-        colours[arm] = c if c not in used and c != "#333333" else next(cycle)
-        used.add(colours[arm])
+    # the algorithm's colour for each of its arms, its settings by line style
+    algs = (df.groupby("arm", sort=False)["algorithm"].first() if "algorithm" in df else
+            pd.Series({a: a.split("/")[0] for a in df["arm"].unique()}))
+    order = sorted(algs.index, key=_natural)   # I=2 before I=16
+    styles = arm_styles({a: algs[a] for a in order})
     for ax, m in zip(axes[0], present):
-        for arm, g in df.groupby("arm", sort=True):
+        for arm in order:
+            g = df[df["arm"] == arm]
             pts = []
             for t, gt in g.groupby("t"):
                 v = gt[m].astype(float)
@@ -877,10 +884,10 @@ def write_outputs(name, rows, out, metric_names, write_store: bool = True):
             if not pts:
                 continue
             t, mean, low, high = (np.array(c) for c in zip(*pts))
-            c = colours[arm]
-            ax.plot(t, mean, label=arm, color=c, lw=1.3)
+            st = styles[arm]
+            ax.plot(t, mean, label=arm, lw=1.3, **st)
             if n_seeds > 1:
-                ax.fill_between(t, low, high, color=c, alpha=0.18, lw=0)
+                ax.fill_between(t, low, high, color=st["color"], alpha=0.12, lw=0)
         ax.set_xlabel("iteration t")
         ax.set_ylabel(m + (f" (mean, 95 % interval over {n_seeds} seeds)" if n_seeds > 1
                            else ""))

@@ -14,6 +14,7 @@ _AREAS = (
     "fedcomp.rates.cli",
     "fedcomp.neural.cli",
     "fedcomp.report",
+    "fedcomp.engine.kernel_cache",
 )
 
 
@@ -42,6 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"fedcomp: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader stopped (`fedcomp ... | head`): not an error of fedcomp; silence the
+        # interpreter's own complaint when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except BaseException as exc:  # noqa: BLE001 -- one line for the user, the traceback logged
         from fedcomp.report import _is_interrupt
         if _is_interrupt(exc):  # Ctrl-C, also when numba reports it as a SystemError

@@ -279,6 +279,8 @@ def kernel_module(alg: Algorithm, kernels: str):
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(src)
         os.replace(tmp, path)  # atomic: concurrent workers never see a partial file
+    from fedcomp.engine.kernel_cache import touch
+    touch(path)   # its last use, for `fedcomp cache prune`
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod

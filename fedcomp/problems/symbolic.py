@@ -305,6 +305,8 @@ def _install_module(source: str) -> str:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(source)
         os.replace(tmp, path)  # atomic: concurrent processes never see a partial file
+    from fedcomp.engine.kernel_cache import touch
+    touch(path)   # its last use, for `fedcomp cache prune`
     name = f"{__name__}.{short}"
     if name not in sys.modules:
         importlib.invalidate_caches()

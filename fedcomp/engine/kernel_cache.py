@@ -19,7 +19,6 @@ the next time it is needed.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from dataclasses import dataclass

@@ -13,16 +13,17 @@ from fedcomp.runner.store import ResultStore
 EXP = "comfedl-drfl-mnist"    # any registered experiment name (the store is fake)
 
 
-def _store(folder, finals, iterations=100, diverged=None, seeds=(0, 1, 2)):
-    """A store with, per arm, a run per seed ending at finals[arm][seed] (avg_client_accuracy)."""
+def _store(folder, finals, iterations=100, diverged=None, seeds=(0, 1, 2), starts=None):
+    """A store with, per arm, a run per seed starting at starts[arm][seed] (default 0.1) and
+    ending at finals[arm][seed] (avg_client_accuracy)."""
     st = ResultStore(folder / "store")
     for arm, vals in finals.items():
         for s in seeds:
             d = (diverged or {}).get(arm, {}).get(s)
             rows = [{"experiment": EXP, "arm": arm, "seed": s, "t": t, "round": t,
                      "iterations": iterations, "diverged_at": float(d) if d else np.nan,
-                     "avg_client_accuracy": np.nan if (d and t) else (0.1 if t == 0 else
-                                                                      vals[s])}
+                     "avg_client_accuracy": np.nan if (d and t) else (
+                         (starts or {}).get(arm, {}).get(s, 0.1) if t == 0 else vals[s])}
                     for t in (0, iterations)]
             st.write(pd.DataFrame(rows).assign(
                 run_id=S.run_id(EXP, arm, s, iterations, None), config_hash="x"))
@@ -253,3 +254,23 @@ def test_a_smoke_store_is_no_evidence(monkeypatch, tmp_path):
     r = c.judge({"ordering": ["A", ">", "B"]}, c.measure("quick", tmp_path))
     assert r.verdict == "inconclusive" and "--smoke run" in r.detail
     assert f"fedcomp neural run {EXP} --seeds 3 --out results/neural/{EXP}" in r.detail
+
+
+def test_gain_points_judge_what_training_added(monkeypatch, tmp_path):
+    """points="gain": final minus the run's own value at t = 0. An arm that ends higher only
+    because it starts higher (an easier evaluation protocol, say) passes the final-value
+    reading and fails the gain reading; the head start is reported, not judged."""
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    finals = {"a": {0: 0.90, 1: 0.91, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82},
+              "c": {0: 0.70, 1: 0.95, 2: 0.60}}
+    starts = {"a": {0: 0.50, 1: 0.52, 2: 0.51}}
+    _store(tmp_path / EXP, finals, starts=starts)
+    final, gain = _check("final"), _check("gain")
+    pred = {"ordering": ["A", ">", "B"]}
+    assert final.judge(pred, final.measure("quick", tmp_path)).verdict == "pass"
+    r = gain.judge(pred, gain.measure("quick", tmp_path))
+    assert r.verdict == "fail", r.detail
+    assert "gain from t = 0: paired difference -0.3" in r.detail
+    assert "head start of A over B at t = 0 (not judged): +0.41" in r.detail
+    assert gain.judge({"ordering": ["B", ">", "A"]},
+                      gain.measure("quick", tmp_path)).verdict == "pass"

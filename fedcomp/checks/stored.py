@@ -137,6 +137,14 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     continue
                 if points == "final":
                     pts = {"final": stored.finals(metric)[arm]}
+                elif points == "gain":
+                    # final minus the same run's value at t = 0 (the starting model's score on
+                    # the arm's own evaluation protocol)
+                    start = {int(sd): float(gs.loc[gs["t"] == 0, metric].iloc[0])
+                             if (gs["t"] == 0).any() else math.nan
+                             for sd, gs in g.groupby("seed")}
+                    pts = {"gain from t = 0": {sd: v - start.get(sd, math.nan) for sd, v in
+                                               stored.finals(metric)[arm].items()}}
                 elif points == "rounds":
                     pts = {f"round {common}": {
                         int(s): _at_round(gs, common, metric)
@@ -147,6 +155,8 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                         pts[str(int(t))] = {int(s): float(v) for s, v in
                                             zip(gt["seed"], gt[metric])}
                 meth[method] = {"points": pts, "diverged": div.get(arm, {})}
+                if points == "gain":
+                    meth[method]["start"] = start
             per_metric[metric] = meth
         values["cells"][cell] = per_metric
         present = [a for a in arms.values() if a in stored.arms]
@@ -180,13 +190,15 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
     cells : {cell name: {method name used in the claim: arm label of the experiment}}
     metrics : the metrics judged (each must order the methods)
     points : "final" (the last evaluation), "all" (every evaluation after t = 0: "above
-        consistently over training") or "rounds" (every arm after the same number of
+        consistently over training"), "rounds" (every arm after the same number of
         communication rounds R, the fewest any arm of the cell completes: the arms of a sweep
         over local steps, evaluated where each has done R rounds; an arm without an evaluation
-        there has no value, and the claim is inconclusive)
+        there has no value, and the claim is inconclusive) or "gain" (the final value minus the
+        same run's value at t = 0: what training added, when the arms' evaluations differ
+        already at the start; the detail also gives that head start, not judged)
     """
-    if points not in ("final", "all", "rounds"):
-        raise ValueError(f"points must be 'final', 'all' or 'rounds', got {points!r}")
+    if points not in ("final", "all", "rounds", "gain"):
+        raise ValueError(f"points must be 'final', 'all', 'rounds' or 'gain', got {points!r}")
 
     def judge(predicted, m: Measurement) -> CheckResult:
         from fedcomp.rates.seeds import paired_difference
@@ -241,11 +253,19 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 iv = paired_difference({s: sign * x for s, x in va.items()},
                                                        {s: sign * x for s, x in vb.items()})
                                 label = (name if pt == "final" else f"{name} at {pt}"
-                                         if points == "rounds" else f"{name} at t = {pt}")
+                                         if points == "rounds" else f"{name}, {pt}"
+                                         if points == "gain" else f"{name} at t = {pt}")
                                 vd = ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n)
                                 parts.append(vd.verdict)
                                 if points != "all" or vd.verdict != "pass":
                                     reasons.append(vd.reason)
+                            starts = list(meth[a].get("start", {}).values()) + list(
+                                meth[lo].get("start", {}).values())
+                            if points == "gain" and starts and all(map(math.isfinite, starts)):
+                                hs = paired_difference(meth[a]["start"], meth[lo]["start"])
+                                reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
+                                               f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
+                                               f"{hs.high:+.4g}] over {hs.n} seeds")
         verdict = combine(parts) if parts else "inconclusive"
         if points == "all" and parts:
             n_pass = sum(p == "pass" for p in parts)
@@ -281,7 +301,9 @@ def synthetic_measurement(predicted, key, cells, metrics, points, higher_is_bett
             for i, tier in enumerate(order):
                 for method in tier:
                     vals = {s: sign * (0.9 - 0.1 * i) + 1e-3 * math.sin(s + i) for s in seeds}
-                    pts = {"final": vals} if points == "final" else {"100": vals, "200": vals}
+                    pts = ({"final": vals} if points == "final" else
+                           {"gain from t = 0": vals} if points == "gain" else
+                           {"100": vals, "200": vals})
                     meth[method] = {"points": pts, "diverged": {}}
             cells_v[cell][metric] = meth
     return Measurement(values={"experiment": "synthetic", "present": True, "cells": cells_v,

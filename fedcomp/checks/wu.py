@@ -770,9 +770,9 @@ CLAIMS = [
                   "positive paired difference is asked for); 'shots', FCSG's 5-shot arm above "
                   "its 1-shot arm (each evaluated on its own protocol, 5 or 1 support images "
                   "per class, as Figures 2 and 3 are; so a pass there includes the easier "
-                  "5-shot evaluation, not only better training with m = 5: at t = 0 the same "
-                  "starting model scores +0.0005 to +0.026 higher (by seed) on the 5-shot "
-                  "protocol in the stored runs, and the paper's "
+                  "5-shot evaluation, not only better training with m = 5: the same starting "
+                  "model scores higher on the 5-shot protocol, a head start that "
+                  "wu.sec5.2.gain measures and judges the training gain net of; the paper's "
                   "explanation, the O(1/m) bias, would need both arms on one protocol, which "
                   "the stored runs do not have). The baselines solve MAML's SCO "
                   "reformulation (MAMLProblem's g_value, g_vjp, f_grad) in reading B: the outer "
@@ -785,6 +785,21 @@ CLAIMS = [
               experiment_check("fcsg-maml-omniglot", ("test_accuracy",),
                                {"FCSG": {"5-shot": "fcsg/5-shot", "1-shot": "fcsg"}},
                                _MAML_PAPER, key="shots", note=_MAML_NOTE))),
+    Claim(id="wu.sec5.2.gain", paper="wu", location="Section 5.2, Figures 2-3",
+          statement="5-shot trains better than 1-shot (Federated MAML on Omniglot, FCSG; "
+                    "the second part of wu.sec5.2's statement).",
+          kind="experiment",
+          predicted={"shots": ["5-shot", ">", "1-shot"]},
+          reading="'trains better' as the gain of training: the final test accuracy minus the "
+                  "same run's test accuracy at t = 0 (the starting model on the arm's own "
+                  "protocol), FCSG 5-shot's gain above FCSG 1-shot's, paired by seed at 95 % "
+                  "on the stored runs of fcsg-maml-omniglot. This removes the 5-shot "
+                  "protocol's head start at t = 0 (given in the detail, not judged) but not a "
+                  "protocol effect that grows as the model trains; wu.sec5.2's 'shots' part "
+                  "is the other reading, the final values as Figures 2 and 3 show them",
+          check=experiment_check("fcsg-maml-omniglot", ("test_accuracy",),
+                                 {"FCSG": {"5-shot": "fcsg/5-shot", "1-shot": "fcsg"}},
+                                 _MAML_PAPER, key="shots", points="gain", note=_MAML_NOTE)),
     Claim(id="wu.table2", paper="wu", location="Section 5.3, Table 2",
           statement="Final averaged AP on test data (federated online AUPRC): MNIST FedAvg "
                     "0.9357, CODA+ 0.9733, FCSG 0.9868, FCSG-M 0.9878, Acc-FCSG-M 0.9879; "
@@ -1221,7 +1236,7 @@ COVERAGE_CLAIMS = [
           kind="rate", predicted={"bias bound exponent in m": -1, "m": "5*K_shot"},
           depends_on=("wu.thm4.1",),
           not_checked="the Omniglot comparison (5-shot against 1-shot) is wu.sec5.2's "
-                      "'shots' part, on stored runs; the bias of the MAML estimator in m on a "
+                      "'shots' part and wu.sec5.2.gain, on stored runs; the bias of the MAML estimator in m on a "
                       "synthetic MAML problem needs an estimator-(3) sampler for MAMLQuadratic "
                       "with a support batch of m samples, not built; the O(1/m) bias bound "
                       "itself is wu.thm4.1's"),

@@ -608,11 +608,15 @@ def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
     assert set(st.arms) == {"fedavg", "drfl"} and st.seeds == [0, 1]
     assert "--arm fedavg --arm drfl" in st.manifest["command"]
     assert st.manifest["device"] == "cpu" and "--device" not in st.manifest["command"]
-    # runs made on a GPU (the manifest says so): a command that only resumes them computes
-    # nothing and keeps the record, and the reproduce command names the GPU
+    assert st.manifest["torch"] == torch.__version__
+    # the runs as a GPU would have stored them: the manifest's devices and torch builds come
+    # from the runs, so a command that only resumes them (here on the CPU) names the GPU, and
+    # the reproduce command asks for it
+    import pandas as pd
+    for part in (tmp_path / "store").glob("part-*.parquet"):
+        df = pd.read_parquet(part)
+        df.assign(device="cuda", torch="2.11.0+cu130").to_parquet(part, index=False)
     man = tmp_path / "manifest.json"
-    m = json.loads(man.read_text())
-    man.write_text(json.dumps(dict(m, device="cuda", torch="2.11.0+cu130")))
     out = E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=2, iterations=3,
                            arms=["fedavg", "drfl"], progress=False)
     assert (out["ran"], out["resumed"]) == (0, 4)
@@ -625,6 +629,13 @@ def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
     m = json.loads(man.read_text())
     assert m["device"] == "cpu, cuda" and m["torch"] == f"2.11.0+cu130, {torch.__version__}"
     assert "--device" not in m["command"]   # no one command reproduces both devices' roundings
+    # runs stored before rows named their torch build: the previous manifest's builds stand in
+    for part in (tmp_path / "store").glob("part-*.parquet"):
+        pd.read_parquet(part).drop(columns="torch").to_parquet(part, index=False)
+    man.write_text(json.dumps(dict(m, torch="2.0.0+old")))
+    E.run_experiment(name, device="cpu", smoke=True, out=tmp_path, seeds=3, iterations=3,
+                     arms=["fedavg", "drfl"], progress=False)
+    assert json.loads(man.read_text())["torch"] == "2.0.0+old"
     # the stored fedavg runs were made with the smoke configuration: a real-data command with
     # the same budget into the same folder is refused, not mixed in (here: another step)
     exp = E.get(name)

@@ -707,7 +707,7 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
                       **arm.hyper)
             ran += 1
             rows = [{"experiment": name, "arm": arm.label, "setting": arm.setting,
-                     "device": dev, "seed": s, "iterations": T,
+                     "device": dev, "torch": torch.__version__, "seed": s, "iterations": T,
                      "diverged_at": res.diverged_at, **r} for r in res.history]
             rounds = max(rounds, res.rounds)
             frame = _frame(rows, name, rid)
@@ -721,11 +721,16 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         # the same budget: this command's arms and seeds join those already stored
         all_arms = list(dict.fromkeys(list(previous.get("arms") or []) + labels))
         all_seeds = sorted(set(previous.get("seeds") or []) | set(seed_list))
-        # every device and torch build that computed a stored run of this budget (a command
-        # that only resumed computed none)
-        devices, builds = previous.get("device"), previous.get("torch")
-        if ran or not devices:
-            devices, builds = _joined(devices, dev), _joined(builds, torch.__version__)
+        # every device and torch build that computed a stored run of this budget, read from
+        # the runs themselves (runs stored before rows named their torch build: the previous
+        # manifest's builds)
+        runs = S.select(store.table(), name, T, eval_every, all_arms, all_seeds)
+        devices = ", ".join(sorted(set(runs["device"].dropna().astype(str)))) or dev
+        built = runs["torch"] if "torch" in runs else pd.Series([None] * len(runs), dtype=object)
+        builds = set(built.dropna().astype(str))
+        if built.isna().any() and previous.get("torch"):
+            builds |= {b.strip() for b in previous["torch"].split(",")}
+        builds = ", ".join(sorted(builds)) or torch.__version__
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
                     "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": devices,
                     "smoke": bool(smoke), "torch": builds}
@@ -754,12 +759,6 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     return {"experiment": name, "device": dev, "metrics": metrics, "intervals": intervals,
             "diverged": diverged, "rounds": int(rounds), "seconds": float(seconds),
             "seeds": seed_list, "ran": ran, "resumed": resumed}
-
-
-def _joined(previous: str | None, this: str) -> str:
-    """"a, b": the distinct entries of a comma-joined manifest field and ``this``, sorted."""
-    seen = {p.strip() for p in (previous or "").split(",") if p.strip()} | {this}
-    return ", ".join(sorted(seen))
 
 
 def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,

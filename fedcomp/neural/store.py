@@ -5,14 +5,16 @@ Layout of an experiment's folder (``results/neural/NAME`` in the repository by d
 the experiment checks read; ``$FEDCOMP_NEURAL_RESULTS/NAME`` overrides the root):
 
 * ``store/`` - a :class:`fedcomp.runner.store.ResultStore`: one part per (arm, seed) run, rows
-  (experiment, arm, setting, algorithm, seed, t, round, seconds, device, iterations, diverged_at,
-  the metrics), ``run_id`` ``neural:NAME:ARM:SEED:T<iterations>:E<eval_every>`` so that an
-  interrupted command resumes where it stopped, and runs of another budget are never mixed in;
+  (experiment, arm, setting, algorithm, seed, t, round, seconds, device, torch (the build that
+  computed the run), iterations, diverged_at, the metrics), ``run_id``
+  ``neural:NAME:ARM:SEED:T<iterations>:E<eval_every>`` so that an interrupted command resumes
+  where it stopped, and runs of another budget are never mixed in;
 * ``manifest.json`` - the budget of the runs the summaries use (iterations, evaluation spacing,
-  seeds, arms, device, torch version), each arm's configuration hash (algorithm, step, local
-  steps, hyperparameters, setting, smoke flag: a later command with another configuration for a
-  stored arm is refused rather than mixed in) and the command that reproduces them. Commands at
-  the same budget add their arms and seeds to it.
+  seeds, arms; the devices and torch builds that computed them, read from the runs), each arm's
+  configuration hash (algorithm, step, local steps, hyperparameters, setting, smoke flag: a
+  later command with another configuration for a stored arm is refused rather than mixed in)
+  and the command that reproduces them. Commands at the same budget add their arms and seeds
+  to it.
 """
 from __future__ import annotations
 
@@ -130,17 +132,24 @@ def load(name: str, folder=None) -> StoredExperiment | None:
     if not man.exists() or not (path / "store").is_dir():
         return None
     manifest = json.loads(man.read_text())
-    table = ResultStore(path / "store").table()
+    table = select(ResultStore(path / "store").table(), name, manifest["iterations"],
+                   manifest.get("eval_every"), manifest.get("arms"), manifest.get("seeds"))
     if table.empty:
         return None
-    # the manifest's budget: iterations and evaluation spacing (both in the run id)
-    suffix = f":T{int(manifest['iterations'])}:E{manifest.get('eval_every') or 'round'}"
+    return StoredExperiment(table, manifest, path)
+
+
+def select(table: pd.DataFrame, name: str, iterations: int, eval_every=None, arms=None,
+           seeds=None) -> pd.DataFrame:
+    """The rows of a store's table that belong to experiment `name` at one budget (iterations
+    and evaluation spacing, both in the run id), optionally only some arms and seeds."""
+    if table.empty:
+        return table
+    suffix = f":T{int(iterations)}:E{eval_every or 'round'}"
     table = table[(table["experiment"] == name)
                   & table["run_id"].astype(str).str.endswith(suffix)]
-    if manifest.get("arms"):
-        table = table[table["arm"].isin(manifest["arms"])]
-    if manifest.get("seeds"):
-        table = table[table["seed"].isin(manifest["seeds"])]
-    if table.empty:
-        return None
-    return StoredExperiment(table.reset_index(drop=True), manifest, path)
+    if arms:
+        table = table[table["arm"].isin(arms)]
+    if seeds:
+        table = table[table["seed"].isin(seeds)]
+    return table.reset_index(drop=True)

@@ -12,7 +12,7 @@
 # are then gathered into OUTDIR and one command over the arms whose every seed is stored writes
 # its manifest, table and figure: it only resumes stored runs, so it computes nothing. Runs of
 # another budget already in OUTDIR stay in its store, unused. Measured on one H100 (27 Nov 2026):
-# 15 processes at T=100, EVAL_EVERY=20 took 250-310 s a run (the GPU was the limit).
+# 15 processes at T=100, EVAL_EVERY=20 took 250-310 s a run.
 set -u
 T=$1; EVAL=$2; PAR=$3; LIMIT=$4
 dest=${5:-results/neural/fcsg-maml-omniglot}

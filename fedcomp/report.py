@@ -168,6 +168,18 @@ def auto_jobs(order, known) -> int:
     return max(1, min(cores, AUTO_MAX_JOBS, n)) if n >= AUTO_MIN_MEASUREMENTS else 1
 
 
+def _worker_init() -> None:
+    """A measuring worker's start: its progress bars lock with a thread lock. tqdm's default
+    lock is a multiprocessing one, a named semaphore registered with multiprocessing's resource
+    tracker; a worker terminated on Ctrl-C never unregisters it, and the tracker then warns of
+    "leaked semaphore objects" as the command exits (the workers' bars are never shared
+    between processes, so a process lock buys nothing)."""
+    import threading
+
+    from tqdm import tqdm
+    tqdm.set_lock(threading.RLock())
+
+
 class _Ahead:
     """``--jobs``: the measurements computed ahead in worker processes (module docstring)."""
 
@@ -175,7 +187,8 @@ class _Ahead:
         import concurrent.futures as cf
         import multiprocessing as mp
         # spawn: the parent may already run numba's threads, which a fork would copy mid-state
-        self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"))
+        self.pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                                           initializer=_worker_init)
         self.futures = {}
         for cid in order:
             c = known[cid]

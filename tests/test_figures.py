@@ -472,3 +472,7 @@ def test_one_colour_per_algorithm_and_arm_styles():
         for b in algs[i + 1:]:
             assert not by_alg[a] & by_alg[b], (a, b)
     assert to_hex(st["feddro/I=16"]["color"]) == S.colour("feddro")
+    # algorithms without a colour of their own (a user's) still get distinct ones
+    st = S.arm_styles({"mine": "my-alg", "theirs": "their-alg", "fcsg": "fcsg"})
+    cs = [to_hex(v["color"]) for v in st.values()]
+    assert len(set(cs)) == 3 and not set(cs[:2]) & set(cols)

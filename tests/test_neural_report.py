@@ -186,3 +186,23 @@ def test_report_imports_no_torch(root, tmp_path):
                          text=True, env={**os.environ, "PYTHONPATH": str(repo)})
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "f" / f"{STORED[0]}.png").exists()
+
+
+def test_runs_of_two_devices_are_named_by_device(root, tmp_path):
+    """A store whose runs came from the CPU and a GPU: the section names the device of every
+    run (the manifest's "cpu, cuda" alone would not say which arm ran where)."""
+    from fedcomp.runner.store import ResultStore
+    name = "feddro-adult-fairness"
+    src = load(name, root / name)
+    table = src.table.copy()
+    table.loc[(table["arm"] == "ds-feddro") & (table["seed"] == 1), "device"] = "cuda"
+    fake = tmp_path / "fake"
+    st = ResultStore(fake / name / "store")
+    for _, g in table.groupby(["arm", "seed"], sort=False):
+        st.write(g)
+    (fake / name / "manifest.json").write_text(json.dumps(dict(src.manifest,
+                                                               device="cpu, cuda")))
+    sec = _sections(R.markdown(fake))[name]
+    assert "  - on cuda, 1 runs: ds-feddro (seed 1)" in sec
+    n_cpu = table.groupby(["arm", "seed"]).ngroups - 1
+    assert f"  - on cpu, {n_cpu} runs: " in sec and "ds-feddro (seed 0)" in sec

@@ -39,6 +39,9 @@ ALGORITHMS = {
 }
 #: line styles of the arms of one algorithm in one figure (its settings), in order
 ARM_LINESTYLES = ("-", "--", ":", "-.")
+#: colours for algorithms outside ALGORITHMS (a user's), none of them one of ALGORITHMS'
+RESERVE_COLOURS = ("#e7ba52", "#ce6dbd", "#6b6ecf", "#b5cf6b", "#d6616b", "#9c9ede", "#bd9e39",
+                   "#a55194")
 VERDICT_COLOURS = {"pass": "#2ca02c", "fail": "#d62728", "inconclusive": "#b8860b",
                    "reproduced": "#2ca02c", "not-reproduced": "#d62728"}
 #: values below this are zero to machine precision: never plotted as data on a log axis
@@ -59,14 +62,16 @@ def arm_styles(arm_algorithms: dict) -> dict:
     figure's order: every arm of an algorithm in the algorithm's colour (one colour per
     algorithm across every figure), its settings told apart by line style; an algorithm with
     more arms than line styles (a sweep) draws them solid in shades of its colour, light to
-    dark. Arms of different algorithms never share a colour."""
+    dark. Arms of different algorithms never share a colour (algorithms without one of their own
+    take the next of RESERVE_COLOURS; beyond their 8, colours repeat)."""
     from matplotlib.colors import to_rgb
     by_alg: dict = {}
     for arm, alg in arm_algorithms.items():
         by_alg.setdefault(alg, []).append(arm)
     out = {}
+    spare = iter(RESERVE_COLOURS * (1 + len(by_alg) // len(RESERVE_COLOURS)))
     for alg, arms in by_alg.items():
-        base = colour(alg)
+        base = colour(alg) if alg in ALGORITHMS else next(spare)
         if len(arms) <= len(ARM_LINESTYLES):
             for arm, ls in zip(arms, ARM_LINESTYLES):
                 out[arm] = {"color": base, "linestyle": ls}

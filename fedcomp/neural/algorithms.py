@@ -148,7 +148,8 @@ def use_batched(problem) -> bool:
     on the CPU a convolution over one client's minibatch already saturates the cores, and the
     vectorised form (grouped convolutions, one group per client) is slower (0.4-0.9 times the
     loop), while for linear models the loop's per-call overhead dominates (batched about twice as
-    fast)."""
+    fast); on an H100 the batched form was 2.3 to 7.4 times the loop on every benchmarked
+    experiment (docs/neural.md, "On a GPU")."""
     model = getattr(problem, "model", None)
     if model is None:
         return True

@@ -302,16 +302,26 @@ def test_runs_compute_in_ieee_float32():
     default lets convolutions use TensorFloat-32 on a GPU) and restores the settings after."""
     from fedcomp.neural.algorithms import run
     b = torch.backends
-    before = (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision)
+    if hasattr(b.cudnn, "conv"):     # torch >= 2.9
+
+        def flags():
+            return (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision)
+        ieee = ("ieee", "ieee")
+    else:                            # older torch: the allow_tf32 flags
+
+        def flags():
+            return (b.cudnn.allow_tf32, b.cuda.matmul.allow_tf32)
+        ieee = (False, False)
+    before = flags()
     _, P = _kl_pair()
     seen = []
 
     def evaluate(x, buf):
-        seen.append((b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision))
+        seen.append(flags())
         return {}
     run(P, "fedavg-case2", 2, 0.1, 1, seed=0, evaluate=evaluate, eval_every=1)
-    assert seen and set(seen) == {("ieee", "ieee")}
-    assert (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision) == before
+    assert seen and set(seen) == {ieee}
+    assert flags() == before
 
 
 # --- metrics ---------------------------------------------------------------------------------

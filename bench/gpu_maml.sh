@@ -25,8 +25,8 @@ arms="$arms $(for a in $arms; do printf '%s/5-shot ' "$a"; done)"
 deadline=$(( $(date +%s) + LIMIT ))   # epoch seconds: each job is a new shell
 export T EVAL name work deadline
 t0=$SECONDS
-# the (seed, arm) runs not yet in OUTDIR, arm by arm: a time limit leaves whole arms
-pending=$(python3 - "$dest" "$T" "$EVAL" $arms <<'EOF'
+missing() {  # the (seed, arm) runs not yet in OUTDIR at this budget, arm by arm, one a line
+  python3 - "$dest" "$T" "$EVAL" $arms <<'EOF'
 import sys
 from fedcomp.neural.store import run_id
 from fedcomp.runner.store import ResultStore
@@ -37,7 +37,9 @@ for a in arms:
         if run_id("fcsg-maml-omniglot", a, s, T, E) not in have:
             print(s, a)
 EOF
-)
+}
+# arm by arm: a time limit leaves whole arms
+pending=$(missing)
 echo "$pending" | grep . |
   xargs -P "$PAR" -L 1 bash -c '
     left=$((deadline - $(date +%s))); [ "$left" -gt 0 ] || exit 0
@@ -57,16 +59,9 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     print(f"{f.rsplit('/', 1)[1][:-5]:<24} {r['seconds']:7.1f} s in the run loop  {acc}")
 EOF
 cp "$work"/*/store/part-*.parquet "$dest/store/" 2>/dev/null
-done_arms=$(python3 - "$dest" "$T" "$EVAL" $arms <<'EOF'
-import sys
-from fedcomp.neural.store import run_id
-from fedcomp.runner.store import ResultStore
-dest, T, E, arms = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-have = ResultStore(dest + "/store").finished()
-print(" ".join(f"--arm {a}" for a in arms
-               if all(run_id("fcsg-maml-omniglot", a, s, T, E) in have for s in range(3))))
-EOF
-)
+# the arms none of whose seeds is missing
+incomplete=$(missing | cut -d' ' -f2- | sort -u)
+done_arms=$(for a in $arms; do grep -qxF "$a" <<< "$incomplete" || printf -- '--arm %s ' "$a"; done)
 echo "== arms with three seeds: ${done_arms:-none}"
 if [ -n "$done_arms" ]; then
   # shellcheck disable=SC2086

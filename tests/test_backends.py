@@ -196,7 +196,8 @@ def _bounds_cache_dir() -> Path:
     h = hashlib.sha256(repr(sorted(_BOUNDS_ENV.items())).encode() + b"literal-check")
     for dep in build._fedcomp_deps([*roots, *build._DEP_MODULES]):
         h.update(dep.encode() + build._module_source(dep).encode())
-    return build.cache_dir() / f"boundscheck-{h.hexdigest()[:16]}"
+    from fedcomp.engine.kernel_cache import BOUNDSCHECK
+    return build.cache_dir() / f"{BOUNDSCHECK}{h.hexdigest()[:16]}"
 
 
 # NUMBA_OPT=1: the bounds checks are inserted when the code is lowered and LLVM's optimisation

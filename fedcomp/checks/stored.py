@@ -259,10 +259,10 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 parts.append(vd.verdict)
                                 if points != "all" or vd.verdict != "pass":
                                     reasons.append(vd.reason)
-                            starts = list(meth[a].get("start", {}).values()) + list(
-                                meth[lo].get("start", {}).values())
-                            if points == "gain" and starts and all(map(math.isfinite, starts)):
-                                hs = paired_difference(meth[a]["start"], meth[lo]["start"])
+                            sa, sb = meth[a].get("start"), meth[lo].get("start")
+                            if sa and sb and all(map(math.isfinite, [*sa.values(),
+                                                                     *sb.values()])):
+                                hs = paired_difference(sa, sb)
                                 reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
                                                f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
                                                f"{hs.high:+.4g}] over {hs.n} seeds")

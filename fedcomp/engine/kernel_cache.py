@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,10 +103,7 @@ def info() -> dict:
     folders = {}
     for d in sorted(root().glob(_VERSIONED + "*")):
         es = entries(d)
-        kinds: dict = {}
-        for e in es:
-            kinds[e.kind] = kinds.get(e.kind, 0) + 1
-        folders[d.name] = {"modules": kinds, "bytes": _size(d),
+        folders[d.name] = {"modules": dict(Counter(e.kind for e in es)), "bytes": _size(d),
                            "last_used": max([e.last_used for e in es] or [d.stat().st_mtime])}
     return {"root": str(root()), "current": cache_dir().name, "folders": folders}
 

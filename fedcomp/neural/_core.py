@@ -14,6 +14,8 @@ samples (the equivalence test of the two backends relies on it).
 """
 from __future__ import annotations
 
+import contextlib
+
 import numba as nb
 import numpy as np
 
@@ -33,33 +35,27 @@ def require_torch():
     return torch
 
 
-class full_float32:
+@contextlib.contextmanager
+def full_float32():
     """Context in which CUDA convolutions and matrix products compute in IEEE float32, not
     TensorFloat-32. PyTorch lets cuDNN convolutions use TF32 by default (a 10-bit mantissa): a
     GPU run would then compute something else than the CPU run of the same float32 model, and
     the comparison of the two, or of a GPU run with the paper, would mix precision into it. On
     the CPU the flags change nothing. The previous settings are restored on exit."""
-
-    def __enter__(self):
-        torch = require_torch()
-        b = torch.backends
-        self._new = hasattr(b.cudnn, "conv") and hasattr(b.cudnn.conv, "fp32_precision")
-        if self._new:   # torch >= 2.9
-            self._saved = (b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision)
-            b.cudnn.conv.fp32_precision = "ieee"
-            b.cuda.matmul.fp32_precision = "ieee"
-        else:           # pragma: no cover - older torch
-            self._saved = (b.cudnn.allow_tf32, b.cuda.matmul.allow_tf32)
-            b.cudnn.allow_tf32 = b.cuda.matmul.allow_tf32 = False
-        return self
-
-    def __exit__(self, *exc):
-        b = require_torch().backends
-        if self._new:
-            b.cudnn.conv.fp32_precision, b.cuda.matmul.fp32_precision = self._saved
-        else:           # pragma: no cover - older torch
-            b.cudnn.allow_tf32, b.cuda.matmul.allow_tf32 = self._saved
-        return False
+    b = require_torch().backends
+    if hasattr(b.cudnn, "conv"):   # torch >= 2.9
+        flags = [(b.cudnn.conv, "fp32_precision", "ieee"),
+                 (b.cuda.matmul, "fp32_precision", "ieee")]
+    else:                          # pragma: no cover - older torch
+        flags = [(b.cudnn, "allow_tf32", False), (b.cuda.matmul, "allow_tf32", False)]
+    saved = [getattr(obj, name) for obj, name, _ in flags]
+    for obj, name, value in flags:
+        setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        for (obj, name, _), value in zip(flags, saved):
+            setattr(obj, name, value)
 
 
 def resolve_device(device: str = "auto") -> str:

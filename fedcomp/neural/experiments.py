@@ -725,12 +725,12 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         # the runs themselves (runs stored before rows named their torch build: the previous
         # manifest's builds)
         runs = S.select(store.table(), name, T, eval_every, all_arms, all_seeds)
-        devices = ", ".join(sorted(set(runs["device"].dropna().astype(str)))) or dev
-        built = runs["torch"] if "torch" in runs else pd.Series([None] * len(runs), dtype=object)
-        builds = set(built.dropna().astype(str))
-        if built.isna().any() and previous.get("torch"):
-            builds |= {b.strip() for b in previous["torch"].split(",")}
-        builds = ", ".join(sorted(builds)) or torch.__version__
+        devices = _distinct(runs.get("device")) or dev
+        builds = _distinct(runs.get("torch"))
+        tagged = int(runs["torch"].notna().sum()) if "torch" in runs else 0
+        if tagged < len(runs) and previous.get("torch"):   # runs stored before rows named it
+            builds = _distinct([builds, previous["torch"]])
+        builds = builds or torch.__version__
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
                     "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": devices,
                     "smoke": bool(smoke), "torch": builds}
@@ -746,9 +746,7 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         tmp = out / f".manifest-{os.getpid()}.json"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n")
         os.replace(tmp, out / "manifest.json")
-        from fedcomp.neural.store import load
-        table = load(name, out).table
-        table = table[table["seed"].isin(seed_list)]
+        table = runs[runs["seed"].isin(seed_list)]   # the manifest's runs, this command's seeds
     else:
         table = pd.concat(frames, ignore_index=True)
     metrics, intervals, diverged = _summary(table, exp.metrics)
@@ -759,6 +757,15 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     return {"experiment": name, "device": dev, "metrics": metrics, "intervals": intervals,
             "diverged": diverged, "rounds": int(rounds), "seconds": float(seconds),
             "seeds": seed_list, "ran": ran, "resumed": resumed}
+
+
+def _distinct(values) -> str:
+    """"a, b": the distinct entries of `values` (each may itself be such a joined string),
+    sorted; "" for none."""
+    import pandas as pd
+    seen = {p.strip() for v in (values if values is not None else []) if pd.notna(v)
+            for p in str(v).split(",") if p.strip()}
+    return ", ".join(sorted(seen))
 
 
 def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
@@ -837,7 +844,8 @@ def _summary(table, metric_names):
 
 
 def write_outputs(name, rows, out, metric_names, write_store: bool = True):
-    """The tidy table ``out/NAME.parquet`` (rows: a list of dicts or a DataFrame), optionally
+    """The tidy table ``out/NAME.parquet`` (rows: a list of dicts or a DataFrame, with at least
+    experiment, arm, algorithm, seed and t), optionally
     the same rows as parts of the result store ``out/store`` (one part per arm and seed, run_id
     ``neural:NAME:ARM:SEED``), and ``out/NAME.png``: one panel per metric, each arm's mean over
     seeds with its 95 % interval as a band (one line when there is one seed)."""
@@ -866,8 +874,7 @@ def write_outputs(name, rows, out, metric_names, write_store: bool = True):
                              squeeze=False)
     n_seeds = int(df["seed"].nunique())
     # the algorithm's colour for each of its arms, its settings by line style
-    algs = (df.groupby("arm", sort=False)["algorithm"].first() if "algorithm" in df else
-            pd.Series({a: a.split("/")[0] for a in df["arm"].unique()}))
+    algs = df.groupby("arm", sort=False)["algorithm"].first()
     order = sorted(algs.index, key=_natural)   # I=2 before I=16
     styles = arm_styles({a: algs[a] for a in order})
     for ax, m in zip(axes[0], present):

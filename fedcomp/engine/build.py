@@ -275,12 +275,8 @@ def kernel_module(alg: Algorithm, kernels: str):
     safe = "".join(c if c.isalnum() else "_" for c in f"{alg.name}__{kernels.split('.')[-1]}")
     modname = f"fcgen_{safe}_{digest}"
     path = cache_dir() / f"{modname}.py"
-    if not path.exists():
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(src)
-        os.replace(tmp, path)  # atomic: concurrent workers never see a partial file
-    from fedcomp.engine.kernel_cache import touch
-    touch(path)   # its last use, for `fedcomp cache prune`
+    from fedcomp.engine.kernel_cache import install
+    install(path, src)
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod

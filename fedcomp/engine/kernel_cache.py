@@ -6,8 +6,8 @@ version) holds the generated engine modules (``fcgen_<algorithm>__<kernels>_<dig
 sympy problems' kernel modules (``fcsym_<hash>.py``) and, in ``__pycache__``, numba's compiled
 code of each. A module's name carries the digest of the sources it was generated from, so every
 edit of fedcomp (or an upgrade) adds modules and leaves the old ones unused: the cache only
-grows. Each load of a module refreshes the modification time of a sidecar file
-``<module>.used`` (:func:`touch`), which is therefore its last use; ``fedcomp cache prune --days N`` removes the modules unused for N days
+grows. Each load of a module (:func:`install`) refreshes the modification time of a sidecar
+file ``<module>.used`` (:func:`touch`), which is therefore its last use; ``fedcomp cache prune --days N`` removes the modules unused for N days
 with their compiled code (and the cache folders of other numba or Python versions unused for as
 long); ``fedcomp cache clear`` removes everything. Removing a module only costs its compilation
 the next time it is needed.
@@ -19,6 +19,7 @@ the next time it is needed.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections import Counter
@@ -36,6 +37,18 @@ def root() -> Path:
     """The folder holding one ``kernels-nb*-py*`` folder per numba and Python version."""
     from fedcomp.engine.build import cache_dir
     return cache_dir().parent
+
+
+def install(path, source: str) -> None:
+    """Put a generated module's `source` at `path` in the cache (atomically: concurrent
+    processes never see a partial file; rewritten if a file there differs) and record its use
+    (:func:`touch`). Every generated module enters the cache here."""
+    path = Path(path)
+    if not path.exists() or path.read_text() != source:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(source)
+        os.replace(tmp, path)
+    touch(path)
 
 
 def touch(path) -> None:

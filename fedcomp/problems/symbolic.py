@@ -58,7 +58,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -301,12 +300,8 @@ def _install_module(source: str) -> str:
     directory = _kernel_dir()
     _ensure_on_path(directory)
     path = directory / f"{short}.py"
-    if not path.exists() or path.read_text() != source:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(source)
-        os.replace(tmp, path)  # atomic: concurrent processes never see a partial file
-    from fedcomp.engine.kernel_cache import touch
-    touch(path)   # its last use, for `fedcomp cache prune`
+    from fedcomp.engine.kernel_cache import install
+    install(path, source)
     name = f"{__name__}.{short}"
     if name not in sys.modules:
         importlib.invalidate_caches()

@@ -94,6 +94,38 @@ def test_default_p_is_mixture_positive_fraction():
     assert prob.p == pytest.approx(0.5 * (1 / 3 + 1 / 4))
 
 
+@pytest.mark.parametrize("batch", [1, 3, 4, 7, 8, 13])
+def test_minibatch_oracles_match_transcription_on_the_drawn_rows(batch):
+    """The minibatch path (four samples per vector block, the last block partial unless the
+    batch is a multiple of 4; d_w = 6: one four-lane block and a tail in each product) equals
+    the transcription evaluated on exactly the rows the key draws (row j: randint(key, j, n_k)),
+    duplicates included, for both labels."""
+    from fedcomp.rng import randint, sample_key
+    prob = AUCMinimax.synthetic(num_clients=2, dim=5, samples_per_client=30,
+                                positive_ratio=[0.3, 0.6], rho=0.4, batch_size=batch, seed=3)
+    rng = np.random.default_rng(0)
+    dw, d = prob.Z.shape[1], prob.dim
+    x, u, v = rng.normal(size=d), rng.normal(size=d), rng.normal(size=d)
+    alpha = 0.35
+    out, o1 = np.zeros(d), np.zeros(1)
+    for k in range(2):
+        lo, hi = prob.offsets[k], prob.offsets[k + 1]
+        for t in range(3):
+            key = np.uint64(sample_key(np.uint64(7), k, t, 0))
+            rows = [lo + randint(key, j, hi - lo) for j in range(batch)]
+            ref = Ref([prob.Z[rows]], [prob.L[rows]], prob.rho, prob.p)
+            assert ref.dw == dw
+            kern.g_value(prob.data, k, x, key, False, out)
+            np.testing.assert_allclose(out, ref.g(0, x), rtol=1e-12, atol=1e-14)
+            kern.g_vjp(prob.data, k, x, v, key, False, out)
+            np.testing.assert_allclose(out, ref.jac(0, x).T @ v, rtol=1e-12, atol=1e-14)
+            kern.outer_grad_inner(prob.data, k, u, np.array([alpha]), key, False, out)
+            np.testing.assert_allclose(out, ref.grad_u(0, u, alpha), rtol=1e-7, atol=1e-9)
+            kern.outer_grad_dual(prob.data, k, u, np.array([alpha]), key, False, o1)
+            assert o1[0] == pytest.approx(ref.grad_alpha(0, u, alpha), rel=1e-7, abs=1e-9)
+            assert {prob.L[r] for r in rows} == {1.0, -1.0} or batch < 4
+
+
 def test_exact_inner_and_outer_match_transcription():
     prob, ref = tiny()
     x = X0

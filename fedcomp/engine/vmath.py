@@ -141,16 +141,25 @@ def log1p1(x):
 
 
 @nb.njit(cache=True, error_model="numpy")
+def _sigmoid_of(m, e):
+    """sigmoid(m) from e = exp(-|m|): 1 / (1 + e) for m > 0, e / (1 + e) otherwise (the scalar
+    kernels' two forms, each exact where the other cancels)."""
+    one = splat4(1.0)
+    return div4(where_gt4(m, splat4(0.0), one, e), add4(one, e))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def sigmoid4(m):
+    """sigmoid on each lane: the sigmoid of :func:`softplus_sigmoid4`, without the softplus."""
+    return _sigmoid_of(m, exp4(neg4(abs4(m))))
+
+
+@nb.njit(cache=True, error_model="numpy")
 def softplus_sigmoid4(m):
     """(softplus(m), sigmoid(m)) on each lane, from one e = exp(-|m|) (the scalar kernels' formulas
     of :mod:`fedcomp.problems._logistic` with exp4 / log1p4): softplus = m + log1p(e) for m > 0,
-    log1p(e) otherwise; sigmoid = 1 / (1 + e) for m > 0, e / (1 + e) otherwise."""
+    log1p(e) otherwise; sigmoid as :func:`sigmoid4`."""
     e = exp4(neg4(abs4(m)))
-    zero = splat4(0.0)
     lp = log1p4(e)
-    one = splat4(1.0)
-    sp = where_gt4(m, zero, add4(m, lp), lp)
-    sg = div4(where_gt4(m, zero, one, e), add4(one, e))
-    return sp, sg
-
-
+    sp = where_gt4(m, splat4(0.0), add4(m, lp), lp)
+    return sp, _sigmoid_of(m, e)

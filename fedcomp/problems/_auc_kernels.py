@@ -38,6 +38,16 @@ drawn uniformly with replacement, row j of the batch being ``randint(key, j, n_k
 gives one batch, so g_value and g_vjp with the same key use the same xi (the paper's
 g(x; xi) and grad g(x; xi) share xi_t). ``exact=True`` uses all of client k's rows.
 
+The minibatch oracles (g_value, g_vjp, outer_grad_inner, outer_grad_dual) take the samples four
+at a time (:func:`fedcomp.problems._logistic.block_rows`, the rows in sample order): the four
+scores by :func:`fedcomp.engine.dense.row_dot` (its documented four-lane order), the sigmoids by
+fedcomp's vector exp (:func:`fedcomp.engine.vmath.sigmoid4`, < 1 ulp, the same bits on every
+machine), and every sum over the samples in sample order (vectors added into ``out`` row after
+row, scalars lane after lane). A sample's numbers do not depend on its position in the batch.
+With ``exact=True`` the same oracles run over all of client k's rows in row order (g_mean and
+phi_grad use them so); the outer function's exact measures (f_grad, minimax_value, dual_opt) and
+ce_value keep scalar left-to-right products and libm.
+
 Oracles (the protocol's names, then the minimax additions):
 
     HAS_H = False, DUAL_DIM = 1
@@ -65,26 +75,13 @@ Oracles (the protocol's names, then the minimax additions):
 import numba as nb
 import numpy as np
 
-from fedcomp.rng import randint
+from fedcomp.engine.dense import row_dot, row_dot2
+from fedcomp.engine.simd import add4, make4, mul4, neg4, splat4, sub4, where_gt4
+from fedcomp.engine.vmath import sigmoid4
+from fedcomp.problems._logistic import add_block, add_lanes, block_rows, sub_lanes
 
 HAS_H = False
 DUAL_DIM = 1
-
-
-@nb.njit(cache=True, inline="always")
-def _sigmoid(s):
-    if s >= 0.0:
-        return 1.0 / (1.0 + np.exp(-s))
-    e = np.exp(s)
-    return e / (1.0 + e)
-
-
-@nb.njit(cache=True, inline="always")
-def _row(offsets, k, j, key, exact):
-    """Row index of the j-th sample of client k's batch."""
-    if exact:
-        return offsets[k] + j
-    return offsets[k] + randint(key, j, offsets[k + 1] - offsets[k])
 
 
 @nb.njit(cache=True, inline="always")
@@ -96,33 +93,46 @@ def _batch_len(offsets, params, k, exact):
 
 @nb.njit(cache=True, inline="always")
 def _dot_row(Z, i, w):
+    """Z[i] . w[:d_w] left to right (the exact measures' order)."""
     s = 0.0
     for j in range(Z.shape[1]):
         s += Z[i, j] * w[j]
     return s
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _scores4(Z, rows, x):
+    """The f64x4 of the scores Z[i] . x[:d_w] of the block's rows (dense.row_dot's order)."""
+    return make4(row_dot(Z, rows[0], x), row_dot(Z, rows[1], x), row_dot(Z, rows[2], x),
+                 row_dot(Z, rows[3], x))
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _labels4(L, rows):
+    return make4(L[rows[0]], L[rows[1]], L[rows[2]], L[rows[3]])
+
+
+@nb.njit(cache=True, error_model="numpy")
 def ce_grad(data, k, x, key, exact, out):
+    """out = [(1/n) sum_j -l_j sigmoid(-l_j s_j) z_j, 0, 0], s_j = z_j . w, summed in sample
+    order."""
     Z, L, offsets, params = data[0], data[1], data[2], data[3]
-    dw = Z.shape[1]
     for j in range(out.shape[0]):
         out[j] = 0.0
     nb_ = _batch_len(offsets, params, k, exact)
     if nb_ <= 0:
         return
-    inv = 1.0 / nb_
-    for j in range(nb_):
-        i = _row(offsets, k, j, key, exact)
-        lab = L[i]
-        s = _dot_row(Z, i, x)
-        # d/ds log(1 + exp(-l s)) = -l sigmoid(-l s)
-        c = -lab * _sigmoid(-lab * s) * inv
-        for q in range(dw):
-            out[q] += c * Z[i, q]
+    inv = splat4(1.0 / nb_)
+    j = np.int64(0)
+    while j < nb_:
+        rows = block_rows(offsets, k, key, exact, j, nb_)
+        nlab = neg4(_labels4(L, rows))
+        sg = sigmoid4(mul4(nlab, _scores4(Z, rows, x)))      # sigmoid(-l s)
+        add_block(out, mul4(mul4(nlab, sg), inv), Z, rows, j, nb_)
+        j += 4
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_value(data, k, x, key, exact, out):
     rho = data[3][0]
     ce_grad(data, k, x, key, exact, out)
@@ -130,25 +140,28 @@ def g_value(data, k, x, key, exact, out):
         out[j] = x[j] - rho * out[j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
+    """out = v - (rho/n) sum_j sigmoid'(s_j) (z_j . v) [z_j, 0, 0], subtracted in sample order."""
     Z, offsets, params = data[0], data[2], data[3]
-    rho = params[0]
-    dw = Z.shape[1]
     for j in range(out.shape[0]):
         out[j] = v[j]
     nb_ = _batch_len(offsets, params, k, exact)
     if nb_ <= 0:
         return
-    c0 = rho / nb_
-    for j in range(nb_):
-        i = _row(offsets, k, j, key, exact)
-        s = _dot_row(Z, i, x)
-        sg = _sigmoid(s)
-        zv = _dot_row(Z, i, v)
-        c = c0 * sg * (1.0 - sg) * zv
-        for q in range(dw):
-            out[q] -= c * Z[i, q]
+    c0 = splat4(params[0] / nb_)
+    one = splat4(1.0)
+    j = np.int64(0)
+    while j < nb_:
+        rows = block_rows(offsets, k, key, exact, j, nb_)
+        s0, v0 = row_dot2(Z, rows[0], x, v)
+        s1, v1 = row_dot2(Z, rows[1], x, v)
+        s2, v2 = row_dot2(Z, rows[2], x, v)
+        s3, v3 = row_dot2(Z, rows[3], x, v)
+        sg = sigmoid4(make4(s0, s1, s2, s3))
+        c = mul4(mul4(mul4(c0, sg), sub4(one, sg)), make4(v0, v1, v2, v3))
+        add_block(out, neg4(c), Z, rows, j, nb_)          # out - c z = out + (-c) z, exactly
+        j += 4
 
 
 @nb.njit(cache=True)
@@ -192,8 +205,12 @@ def _sample_loss(Z, i, lab, u, alpha, p):
     return v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def outer_grad_inner(data, k, u, ydual, key, exact, out):
+    """grad_u of the minibatch mean of L(u, alpha; z, l): per sample, with r = s - a (l = +1) or
+    s - b (l = -1), the w~ part wt c_w z (c_w = 2 (1-p) r - 2 (1+alpha) (1-p), or
+    2 p r + 2 (1+alpha) p) added in sample order, and the a, b parts -wt 2 (1-p) r and
+    -wt 2 p r, each summed in sample order; wt = 1/n."""
     Z, L, offsets, params = data[0], data[1], data[2], data[3]
     p = params[1]
     for j in range(out.shape[0]):
@@ -203,33 +220,50 @@ def outer_grad_inner(data, k, u, ydual, key, exact, out):
         return
     wt = 1.0 / nb_
     dw = Z.shape[1]
-    ua, ub = u[dw], u[dw + 1]
+    alpha = ydual[0]
+    zero = splat4(0.0)
+    ua, ub = splat4(u[dw]), splat4(u[dw + 1])
+    # the scalar constants, grouped as _sample_grad_u groups them
+    q_pos, q_neg = splat4(2.0 * (1.0 - p)), splat4(2.0 * p)
+    c_pos, c_neg = splat4(2.0 * (1.0 + alpha) * (1.0 - p)), splat4(2.0 * (1.0 + alpha) * p)
+    a_pos, a_neg = splat4(wt * 2.0 * (1.0 - p)), splat4(wt * 2.0 * p)
     acc_a = 0.0
     acc_b = 0.0
-    for j in range(nb_):
-        i = _row(offsets, k, j, key, exact)
-        da, db = _sample_grad_u(Z, i, L[i], u, ua, ub, ydual[0], p, wt, out)
-        acc_a -= da
-        acc_b -= db
+    j = np.int64(0)
+    while j < nb_:
+        rows = block_rows(offsets, k, key, exact, j, nb_)
+        lab = _labels4(L, rows)
+        s = _scores4(Z, rows, u)
+        rp, rn = sub4(s, ua), sub4(s, ub)
+        cw = where_gt4(lab, zero, sub4(mul4(q_pos, rp), c_pos), add4(mul4(q_neg, rn), c_neg))
+        da = where_gt4(lab, zero, mul4(a_pos, rp), zero)
+        db = where_gt4(lab, zero, zero, mul4(a_neg, rn))
+        add_block(out, mul4(splat4(wt), cw), Z, rows, j, nb_)
+        acc_a = sub_lanes(acc_a, da, j, nb_)
+        acc_b = sub_lanes(acc_b, db, j, nb_)
+        j += 4
     out[dw] = acc_a
     out[dw + 1] = acc_b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def outer_grad_dual(data, k, u, ydual, key, exact, out):
+    """grad_alpha of the minibatch mean: -2 p (1-p) alpha + 2 acc / n, acc the sum in sample order
+    of -(1-p) s (l = +1) and +p s (l = -1)."""
     Z, L, offsets, params = data[0], data[1], data[2], data[3]
     p = params[1]
     alpha = ydual[0]
     nb_ = _batch_len(offsets, params, k, exact)
     acc = 0.0
     if nb_ > 0:
-        for j in range(nb_):
-            i = _row(offsets, k, j, key, exact)
-            s = _dot_row(Z, i, u)
-            if L[i] > 0.0:
-                acc -= (1.0 - p) * s
-            else:
-                acc += p * s
+        zero = splat4(0.0)
+        wp, wn = splat4(-(1.0 - p)), splat4(p)
+        j = np.int64(0)
+        while j < nb_:
+            rows = block_rows(offsets, k, key, exact, j, nb_)
+            s = _scores4(Z, rows, u)
+            acc = add_lanes(acc, mul4(where_gt4(_labels4(L, rows), zero, wp, wn), s), j, nb_)
+            j += 4
         acc /= nb_
     out[0] = -2.0 * p * (1.0 - p) * alpha + 2.0 * acc
 

@@ -25,10 +25,10 @@ in the last bits only (tests/test_vmath.py). phi_value / phi_grad (the exact mea
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.simd import div4, lane4, load4, madd4, mul4, splat4, store4, sub4
+from fedcomp.engine.simd import div4, mul4, splat4, sub4
 from fedcomp.engine.vmath import exp4, softplus_sigmoid4
-from fedcomp.problems._logistic import (add_lanes, batch_len, block_margins, block_margins2,
-                                        loss_and_slope, slopes4)
+from fedcomp.problems._logistic import (add_block, add_lanes, batch_len, block_margins,
+                                        block_margins2, loss_and_slope, slopes4)
 
 HAS_H = False
 
@@ -88,53 +88,11 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def _add_row(out, w, F, i):
-    for j in range(out.shape[0]):
-        out[j] += w * F[i, j]
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def _add_rows4(out, w, F, i0, i1, i2, i3):
-    """out[j] = (((out[j] + w0 F[i0, j]) + w1 F[i1, j]) + w2 F[i2, j]) + w3 F[i3, j]: the numbers
-    of four _add_row calls in this order, out read and written once (four elements per vector)."""
-    d = out.shape[0]
-    w0, w1 = splat4(lane4(w, 0)), splat4(lane4(w, 1))
-    w2, w3 = splat4(lane4(w, 2)), splat4(lane4(w, 3))
-    j = np.int64(0)
-    while j + 4 <= d:
-        o = load4(out, (j,))
-        o = madd4(o, w0, load4(F, (i0, j)))
-        o = madd4(o, w1, load4(F, (i1, j)))
-        o = madd4(o, w2, load4(F, (i2, j)))
-        o = madd4(o, w3, load4(F, (i3, j)))
-        store4(out, (j,), o)
-        j += 4
-    while j < d:
-        out[j] = (((out[j] + lane4(w, 0) * F[i0, j]) + lane4(w, 1) * F[i1, j])
-                  + lane4(w, 2) * F[i2, j]) + lane4(w, 3) * F[i3, j]
-        j += 1
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
 def _vjp_weights(L, rows, m, c, lam, v0, n):
     """exp((loss - c) / lam) / lam * slope * v0 / n on each lane, left to right."""
     sp, sg = softplus_sigmoid4(m)
     w = exp4(div4(sub4(sp, splat4(c)), splat4(lam)))
     return div4(mul4(mul4(div4(w, splat4(lam)), slopes4(L, rows, sg)), splat4(v0)), splat4(n))
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def _add_block(out, w, F, rows, j, n):
-    """out += w_l a_{rows[l]} for the block's samples j + l < n, in sample order."""
-    if j + 4 <= n:
-        _add_rows4(out, w, F, rows[0], rows[1], rows[2], rows[3])
-        return
-    if j < n:
-        _add_row(out, lane4(w, 0), F, rows[0])
-    if j + 1 < n:
-        _add_row(out, lane4(w, 1), F, rows[1])
-    if j + 2 < n:
-        _add_row(out, lane4(w, 2), F, rows[2])
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -148,7 +106,7 @@ def g_vjp(data, k, x, v, key, exact, out):
     j = np.int64(0)
     while j < n:  # four samples (more blocks side by side measured no faster here)
         ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
-        _add_block(out, _vjp_weights(L, ra, ma, c, lam, v0, n), F, ra, j, n)
+        add_block(out, _vjp_weights(L, ra, ma, c, lam, v0, n), F, ra, j, n)
         j += 4
 
 

@@ -1,19 +1,19 @@
-"""Compiled logistic-loss helpers shared by the DRO kernels.
+"""Compiled logistic-loss helpers shared by the DRO kernels and the AUC kernels.
 
 Client k's samples are rows off[k]:off[k+1] of the features F (N, d) with labels s in {-1, +1}.
 loss(x) = log(1 + exp(-s a.x)), computed stably as softplus(-s a.x). The products a.x are
 :func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order).
 
 The scalar helpers (softplus, sigmoid, loss_and_slope) use libm's exp / log1p (the chi^2
-and other kernels, the exact measures). The block helpers at the end (block_margins, ...) are the
-KL-DRO minibatch path: four samples at a time, with fedcomp's own vector exp / log1p
-(:mod:`fedcomp.engine.vmath`), the same formulas otherwise.
+and other kernels, the exact measures). The block helpers at the end (block_margins, ...,
+add_block) are the minibatch path of the KL-DRO and AUC kernels: four samples at a time, with
+fedcomp's own vector exp / log1p (:mod:`fedcomp.engine.vmath`), the same formulas otherwise.
 """
 import numba as nb
 import numpy as np
 
 from fedcomp.engine.dense import row_dot, row_dot2
-from fedcomp.engine.simd import lane4, make4, mul4, splat4
+from fedcomp.engine.simd import lane4, load4, madd4, make4, mul4, splat4, store4
 from fedcomp.rng import randint
 
 
@@ -66,7 +66,7 @@ def batch_len(off, k, exact, batch):
 # numba-inlined, for compile time (see fedcomp.engine.vmath); LLVM inlines them.
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def block_rows(off, k, key, exact, j, n):
     """Rows of the samples j..j+3 (j < n); lanes past the batch's end repeat the first row."""
     i0 = batch_row(off, k, key, exact, j)
@@ -109,6 +109,20 @@ def add_lanes(s, v, j, n):
 
 
 @nb.njit(cache=True, error_model="numpy")
+def sub_lanes(s, v, j, n):
+    """s - v[0] - v[1] - ... (left to right) over the lanes of samples j, j + 1, ... below n."""
+    if j < n:
+        s -= lane4(v, 0)
+    if j + 1 < n:
+        s -= lane4(v, 1)
+    if j + 2 < n:
+        s -= lane4(v, 2)
+    if j + 3 < n:
+        s -= lane4(v, 3)
+    return s
+
+
+@nb.njit(cache=True, error_model="numpy")
 def block_margins(F, L, off, k, key, exact, j, n, x):
     """(rows, margins4) of the block of samples j..j+3; a block wholly past the batch's end
     (j >= n) gives client k's first row and zero margins, computed and never read."""
@@ -134,3 +148,47 @@ def block_margins2(F, L, off, k, key, exact, j, n, x1, x2):
 def slopes4(L, rows, sg):
     """-s_i sigmoid(m_i) on the lanes of the rows (with the sigmoid of softplus_sigmoid4)."""
     return mul4(make4(-L[rows[0]], -L[rows[1]], -L[rows[2]], -L[rows[3]]), sg)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def add_row(out, w, F, i):
+    """out[:d] += w F[i] (d = F.shape[1]), element by element."""
+    for j in range(F.shape[1]):
+        out[j] += w * F[i, j]
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def add_rows4(out, w, F, i0, i1, i2, i3):
+    """out[j] = (((out[j] + w0 F[i0, j]) + w1 F[i1, j]) + w2 F[i2, j]) + w3 F[i3, j]: the numbers
+    of four add_row calls in this order, out read and written once (four elements per vector);
+    d = F.shape[1] (a longer out keeps its tail)."""
+    d = F.shape[1]
+    w0, w1 = splat4(lane4(w, 0)), splat4(lane4(w, 1))
+    w2, w3 = splat4(lane4(w, 2)), splat4(lane4(w, 3))
+    j = np.int64(0)
+    while j + 4 <= d:
+        o = load4(out, (j,))
+        o = madd4(o, w0, load4(F, (i0, j)))
+        o = madd4(o, w1, load4(F, (i1, j)))
+        o = madd4(o, w2, load4(F, (i2, j)))
+        o = madd4(o, w3, load4(F, (i3, j)))
+        store4(out, (j,), o)
+        j += 4
+    while j < d:
+        out[j] = (((out[j] + lane4(w, 0) * F[i0, j]) + lane4(w, 1) * F[i1, j])
+                  + lane4(w, 2) * F[i2, j]) + lane4(w, 3) * F[i3, j]
+        j += 1
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def add_block(out, w, F, rows, j, n):
+    """out[:d] += w_l F[rows[l]] for the block's samples j + l < n, in sample order."""
+    if j + 4 <= n:
+        add_rows4(out, w, F, rows[0], rows[1], rows[2], rows[3])
+        return
+    if j < n:
+        add_row(out, lane4(w, 0), F, rows[0])
+    if j + 1 < n:
+        add_row(out, lane4(w, 1), F, rows[1])
+    if j + 2 < n:
+        add_row(out, lane4(w, 2), F, rows[2])

@@ -360,7 +360,8 @@ def _draw_file(plot, path: Path, verdicts: dict, key) -> None:
     from fedcomp.figures import style
     if key is not None and path.is_file() and style.saved_key(path) == key:
         return
-    fig = plot.draw()
+    with style.at_saved_dpi():
+        fig = plot.draw()
     style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
                         next(iter(verdicts.values()), None))
     style.save(fig, path, verdicts, key)

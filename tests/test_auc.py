@@ -474,3 +474,32 @@ def test_noncompositional_limit_has_identity_inner_map():
     np.testing.assert_array_equal(prob.inner(x), x)
     c = prob.auc_constants(1.0, 1.0)
     assert c["C_g"] == 1.0 and c["L_g"] == 0.0
+
+
+@pytest.mark.parametrize("alg,hyper", [
+    ("localscgdam", {"gamma_x": 1.0, "gamma_y": 2.0, "alpha": 4.0, "beta_x": 4.0, "beta_y": 4.0}),
+    ("localsgdam", {"beta_x": 4.0, "beta_y": 4.0}),
+])
+def test_outer_grads_default_gives_the_same_iterates(alg, hyper, tmp_path, monkeypatch):
+    """The optional oracle outer_grads (both outer gradients at one sample): AUCMinimax's own
+    (each row drawn and scored once) and the engine's pasted default (outer_grad_inner, then
+    outer_grad_dual, fedcomp.engine.defaults), here through a kernel module that lacks it, give
+    the same iterates bit for bit."""
+    mod = "auc_kernels_without_outer_grads"
+    names = [n for n in dir(kern) if not n.startswith("__") and n != "outer_grads"]
+    (tmp_path / f"{mod}.py").write_text(
+        f"from fedcomp.problems._auc_kernels import {', '.join(names)}  # noqa: F401\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    class Without(AUCMinimax):
+        kernels = mod
+
+    kw = dict(num_clients=3, dim=5, samples_per_client=30, positive_ratio=[0.2, 0.4, 0.6],
+              rho=0.4, batch_size=7, seed=2)
+    own, other = AUCMinimax.synthetic(**kw), Without.synthetic(**kw)
+    assert not hasattr(other.kernel_module, "outer_grads")
+    runs = [fedcomp.simulate(p, alg, iterations=40, eta=0.05, local_steps=3, seed=5,
+                             record_every=10, **hyper) for p in (own, other)]
+    np.testing.assert_array_equal(runs[0].x_bar, runs[1].x_bar)
+    np.testing.assert_array_equal(runs[0].grad_norm_sq, runs[1].grad_norm_sq)
+    assert np.abs(runs[0].x_bar).max() > 1e-3

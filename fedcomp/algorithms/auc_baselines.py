@@ -66,7 +66,7 @@ nothing on them).
 from fedcomp.algorithms._common import copy_into
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
 from fedcomp.algorithms.localscgdam import step_sizes
-from fedcomp.algorithms.oracles import ce_grad, outer_grad_dual, outer_grad_inner
+from fedcomp.algorithms.oracles import ce_grad, outer_grads
 from fedcomp.algorithms.spec import Average, ModelRound, Server, State, Steps
 from fedcomp.rng import sample_key
 
@@ -86,8 +86,7 @@ def coda_client(data, k, t, x, dual, vref, fu, fd, eta, prox_coef, stage_decay, 
                 exact):
     step = eta / stage_decay ** stage[0]
     key = sample_key(base, k, t, 1)
-    outer_grad_inner(data, k, x, dual, key, exact, fu)
-    outer_grad_dual(data, k, x, dual, key, exact, fd)
+    outer_grads(data, k, x, dual, key, exact, fu, fd)
     for j in range(x.shape[0]):
         x[j] -= step * (fu[j] + prox_coef * (x[j] - vref[j]))
     dual[0] += step * fd[0]
@@ -163,8 +162,7 @@ def _localsgdam_check(v):
 def localsgdam_init(data, k, x, dual, u, v, base, exact):
     """d_x,0 and d_y,0: the stochastic gradients at (x_0, alpha_0)."""
     key = sample_key(base, k, 0, 1)
-    outer_grad_inner(data, k, x, dual, key, exact, u)
-    outer_grad_dual(data, k, x, dual, key, exact, v)
+    outer_grads(data, k, x, dual, key, exact, u, v)
 
 
 def localsgdam_client(data, k, t, x, dual, u, v, fu, fd, eta, gamma_x, gamma_y, beta_x, beta_y,
@@ -175,8 +173,7 @@ def localsgdam_client(data, k, t, x, dual, u, v, fu, fd, eta, gamma_x, gamma_y, 
         x[j] -= sx * u[j]
     dual[0] += sy * v[0]
     key = sample_key(base, k, t + 1, 1)
-    outer_grad_inner(data, k, x, dual, key, exact, fu)
-    outer_grad_dual(data, k, x, dual, key, exact, fd)
+    outer_grads(data, k, x, dual, key, exact, fu, fd)
     for j in range(d):
         u[j] = (1.0 - wu) * u[j] + wu * fu[j]
     v[0] = (1.0 - wv) * v[0] + wv * fd[0]

@@ -42,8 +42,9 @@ dual after its step with the problem's ``project_dual`` (a neural problem's AUC-
 ``dual_floor``; the simulator's kernels have no constraint, so the numba step has no projection
 and on them the torch projection does nothing).
 
-Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_grad_inner,
-outer_grad_dual.
+Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_grads (both outer
+gradients at one sample; a problem without it gets outer_grad_inner and outer_grad_dual called
+in turn, :mod:`fedcomp.engine.defaults`).
 
 Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
 :mod:`fedcomp.rates.auc`, judged in :mod:`fedcomp.checks.own` and :mod:`fedcomp.checks.zhang`):
@@ -61,7 +62,7 @@ Findings (measured on :class:`fedcomp.problems.AUCMinimax`, see
   Python by ``check_hyper`` before any run, for ``simulate`` and ``simulate_many`` alike.
 """
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
-from fedcomp.algorithms.oracles import g_value, g_vjp, outer_grad_dual, outer_grad_inner
+from fedcomp.algorithms.oracles import g_value, g_vjp, outer_grads
 from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
 from fedcomp.rng import sample_key
 
@@ -87,9 +88,8 @@ def localscgdam_init(data, k, x, y, dual, u, v, fu, base, exact):
     key_zeta = sample_key(base, k, 0, 1)
     h = y
     g_value(data, k, x, key_xi, exact, h)
-    outer_grad_inner(data, k, h, dual, key_zeta, exact, fu)
+    outer_grads(data, k, h, dual, key_zeta, exact, fu, v)
     g_vjp(data, k, x, fu, key_xi, exact, u)
-    outer_grad_dual(data, k, h, dual, key_zeta, exact, v)
 
 
 def localscgdam_client(data, k, t, x, y, dual, u, v, gv, fu, gx, fd, eta, gamma_x, gamma_y,
@@ -108,12 +108,11 @@ def localscgdam_client(data, k, t, x, y, dual, u, v, gv, fu, gx, fd, eta, gamma_
     g_value(data, k, x, key_xi, exact, gv)
     for j in range(h.shape[0]):
         h[j] = (1.0 - wh) * h[j] + wh * gv[j]
-    # (12)
-    outer_grad_inner(data, k, h, dual, key_zeta, exact, fu)
+    # (12): both outer gradients at zeta_{t+1} (one draw), then the transposed Jacobian at xi_{t+1}
+    outer_grads(data, k, h, dual, key_zeta, exact, fu, fd)
     g_vjp(data, k, x, fu, key_xi, exact, gx)
     for j in range(d):
         u[j] = (1.0 - wu) * u[j] + wu * gx[j]
-    outer_grad_dual(data, k, h, dual, key_zeta, exact, fd)
     v[0] = (1.0 - wv) * v[0] + wv * fd[0]
 
 

@@ -34,10 +34,13 @@ PROTOCOL = ("HAS_H", "g_value", "g_value2", "g_vjp", "h_grad", "f_grad")
 outer_grad_inner = _placeholder("outer_grad_inner")
 # (data, k, u, ydual, key, exact, out): out (DUAL_DIM,) = grad_y f^(k)(u, ydual; zeta)
 outer_grad_dual = _placeholder("outer_grad_dual")
+# (data, k, u, ydual, key, exact, out_u, out_dual): both of the above at one sample (optional:
+# engine.defaults calls the two)
+outer_grads = _placeholder("outer_grads")
 # (data, k, x, key, exact, out): out = grad L_CE(x; xi), the cross-entropy of the model itself
 ce_grad = _placeholder("ce_grad")
 
-PROTOCOL += ("outer_grad_inner", "outer_grad_dual", "ce_grad")
+PROTOCOL += ("outer_grad_inner", "outer_grad_dual", "outer_grads", "ce_grad")
 
 # conditional problems (FCSG paper (1), fedcomp.problems._conditional_kernels)
 cond_grad = _placeholder("cond_grad")      # (data, k, x, key, exact, out): out = grad of (3), b

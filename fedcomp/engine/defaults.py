@@ -16,5 +16,14 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
     g_value(data, k, x2, key, exact, out2)
 
 
+def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
+    """out_u = grad_u f^(k)(u, ydual; zeta(key)), out_dual = grad_y f^(k)(u, ydual; zeta(key)):
+    both outer gradients of a minimax problem at one sample (AUC paper (12)). The default calls
+    ``outer_grad_inner`` and ``outer_grad_dual`` with the same key; a problem can draw the sample
+    once for both (AUCMinimax does)."""
+    outer_grad_inner(data, k, u, ydual, key, exact, out_u)
+    outer_grad_dual(data, k, u, ydual, key, exact, out_dual)
+
+
 #: names pasted when the problem's kernel module lacks them, in this order
-OPTIONAL = (g_value2,)
+OPTIONAL = (g_value2, outer_grads)

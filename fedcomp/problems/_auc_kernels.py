@@ -64,6 +64,9 @@ Oracles (the protocol's names, then the minimax additions):
                                              out (d,) = grad_u f^(k)(u, alpha; zeta)
     outer_grad_dual(data, k, u, ydual, key, exact, out)
                                              out (1,) = grad_alpha f^(k)(u, alpha; zeta)
+    outer_grads(data, k, u, ydual, key, exact, out_u, out_dual)
+                                             both at one sample, the rows drawn once (the
+                                             algorithms call this one)
     ce_grad(data, k, x, key, exact, out)     out (d,) = [grad_w L_CE(w; xi), 0, 0] (the LocalSGDM
                                              baseline's loss); Delta_k of the inner map
     minimax_value(data, u, ydual) -> float   F(u, alpha), exact
@@ -206,66 +209,63 @@ def _sample_loss(Z, i, lab, u, alpha, p):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def outer_grad_inner(data, k, u, ydual, key, exact, out):
-    """grad_u of the minibatch mean of L(u, alpha; z, l): per sample, with r = s - a (l = +1) or
-    s - b (l = -1), the w~ part wt c_w z (c_w = 2 (1-p) r - 2 (1+alpha) (1-p), or
-    2 p r + 2 (1+alpha) p) added in sample order, and the a, b parts -wt 2 (1-p) r and
-    -wt 2 p r, each summed in sample order; wt = 1/n."""
+def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
+    """Both outer gradients of the minibatch mean of L(u, alpha; z, l) at one sample, each row
+    drawn and each score z . w~ computed once for both (the protocol's optional two-gradient
+    oracle; outer_grad_inner and outer_grad_dual return its two halves).
+
+    out_u: per sample, with r = s - a (l = +1) or s - b (l = -1), the w~ part wt c_w z
+    (c_w = 2 (1-p) r - 2 (1+alpha) (1-p), or 2 p r + 2 (1+alpha) p) added in sample order, and the
+    a, b parts -wt 2 (1-p) r and -wt 2 p r, each summed in sample order; wt = 1/n.
+    out_dual: -2 p (1-p) alpha + 2 acc / n, acc the sum in sample order of -(1-p) s (l = +1) and
+    +p s (l = -1)."""
     Z, L, offsets, params = data[0], data[1], data[2], data[3]
     p = params[1]
-    for j in range(out.shape[0]):
-        out[j] = 0.0
-    nb_ = _batch_len(offsets, params, k, exact)
-    if nb_ <= 0:
-        return
-    wt = 1.0 / nb_
-    dw = Z.shape[1]
     alpha = ydual[0]
-    zero = splat4(0.0)
-    ua, ub = splat4(u[dw]), splat4(u[dw + 1])
-    # the scalar constants, grouped as _sample_grad_u groups them
-    q_pos, q_neg = splat4(2.0 * (1.0 - p)), splat4(2.0 * p)
-    c_pos, c_neg = splat4(2.0 * (1.0 + alpha) * (1.0 - p)), splat4(2.0 * (1.0 + alpha) * p)
-    a_pos, a_neg = splat4(wt * 2.0 * (1.0 - p)), splat4(wt * 2.0 * p)
-    acc_a = 0.0
-    acc_b = 0.0
-    j = np.int64(0)
-    while j < nb_:
-        rows = block_rows(offsets, k, key, exact, j, nb_)
-        lab = _labels4(L, rows)
-        s = _scores4(Z, rows, u)
-        rp, rn = sub4(s, ua), sub4(s, ub)
-        cw = where_gt4(lab, zero, sub4(mul4(q_pos, rp), c_pos), add4(mul4(q_neg, rn), c_neg))
-        da = where_gt4(lab, zero, mul4(a_pos, rp), zero)
-        db = where_gt4(lab, zero, zero, mul4(a_neg, rn))
-        add_block(out, mul4(splat4(wt), cw), Z, rows, j, nb_)
-        acc_a = sub_lanes(acc_a, da, j, nb_)
-        acc_b = sub_lanes(acc_b, db, j, nb_)
-        j += 4
-    out[dw] = acc_a
-    out[dw + 1] = acc_b
+    for j in range(out_u.shape[0]):
+        out_u[j] = 0.0
+    nb_ = _batch_len(offsets, params, k, exact)
+    acc = 0.0
+    if nb_ > 0:
+        wt = 1.0 / nb_
+        dw = Z.shape[1]
+        zero = splat4(0.0)
+        ua, ub = splat4(u[dw]), splat4(u[dw + 1])
+        # the scalar constants, grouped as _sample_grad_u groups them
+        q_pos, q_neg = splat4(2.0 * (1.0 - p)), splat4(2.0 * p)
+        c_pos, c_neg = splat4(2.0 * (1.0 + alpha) * (1.0 - p)), splat4(2.0 * (1.0 + alpha) * p)
+        a_pos, a_neg = splat4(wt * 2.0 * (1.0 - p)), splat4(wt * 2.0 * p)
+        wp, wn = splat4(-(1.0 - p)), splat4(p)
+        acc_a = 0.0
+        acc_b = 0.0
+        j = np.int64(0)
+        while j < nb_:
+            rows = block_rows(offsets, k, key, exact, j, nb_)
+            lab = _labels4(L, rows)
+            s = _scores4(Z, rows, u)
+            rp, rn = sub4(s, ua), sub4(s, ub)
+            cw = where_gt4(lab, zero, sub4(mul4(q_pos, rp), c_pos), add4(mul4(q_neg, rn), c_neg))
+            add_block(out_u, mul4(splat4(wt), cw), Z, rows, j, nb_)
+            acc_a = sub_lanes(acc_a, where_gt4(lab, zero, mul4(a_pos, rp), zero), j, nb_)
+            acc_b = sub_lanes(acc_b, where_gt4(lab, zero, zero, mul4(a_neg, rn)), j, nb_)
+            acc = add_lanes(acc, mul4(where_gt4(lab, zero, wp, wn), s), j, nb_)
+            j += 4
+        out_u[dw] = acc_a
+        out_u[dw + 1] = acc_b
+        acc /= nb_
+    out_dual[0] = -2.0 * p * (1.0 - p) * alpha + 2.0 * acc
+
+
+@nb.njit(cache=True, error_model="numpy")
+def outer_grad_inner(data, k, u, ydual, key, exact, out):
+    """grad_u of the minibatch mean of L (the first half of :func:`outer_grads`)."""
+    outer_grads(data, k, u, ydual, key, exact, out, np.empty(1))
 
 
 @nb.njit(cache=True, error_model="numpy")
 def outer_grad_dual(data, k, u, ydual, key, exact, out):
-    """grad_alpha of the minibatch mean: -2 p (1-p) alpha + 2 acc / n, acc the sum in sample order
-    of -(1-p) s (l = +1) and +p s (l = -1)."""
-    Z, L, offsets, params = data[0], data[1], data[2], data[3]
-    p = params[1]
-    alpha = ydual[0]
-    nb_ = _batch_len(offsets, params, k, exact)
-    acc = 0.0
-    if nb_ > 0:
-        zero = splat4(0.0)
-        wp, wn = splat4(-(1.0 - p)), splat4(p)
-        j = np.int64(0)
-        while j < nb_:
-            rows = block_rows(offsets, k, key, exact, j, nb_)
-            s = _scores4(Z, rows, u)
-            acc = add_lanes(acc, mul4(where_gt4(_labels4(L, rows), zero, wp, wn), s), j, nb_)
-            j += 4
-        acc /= nb_
-    out[0] = -2.0 * p * (1.0 - p) * alpha + 2.0 * acc
+    """grad_alpha of the minibatch mean of L (the second half of :func:`outer_grads`)."""
+    outer_grads(data, k, u, ydual, key, exact, np.empty(u.shape[0]), out)
 
 
 @nb.njit(cache=True)

@@ -32,6 +32,10 @@ Optional (the engine pastes a default built from the oracles above when the modu
                                              out1 = g_k(x1; zeta(key)), out2 = g_k(x2; zeta(key)):
                                              one sample at two points, for FedDRO (8). Default:
                                              two g_value calls (the sample is drawn twice).
+    outer_grads(data, k, u, ydual, key, exact, out_u, out_dual)
+                                             minimax problems: outer_grad_inner and
+                                             outer_grad_dual at one sample. Default: the two
+                                             calls with the same key.
 
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share

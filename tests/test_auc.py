@@ -94,7 +94,7 @@ def test_default_p_is_mixture_positive_fraction():
     assert prob.p == pytest.approx(0.5 * (1 / 3 + 1 / 4))
 
 
-@pytest.mark.parametrize("batch", [1, 3, 4, 7, 8, 13])
+@pytest.mark.parametrize("batch", [1, 2, 3, 4, 6, 7, 8, 13])
 def test_minibatch_oracles_match_transcription_on_the_drawn_rows(batch):
     """The minibatch path (four samples per vector block, the last block partial unless the
     batch is a multiple of 4; d_w = 6: one four-lane block and a tail in each product) equals
@@ -124,6 +124,66 @@ def test_minibatch_oracles_match_transcription_on_the_drawn_rows(batch):
             kern.outer_grad_dual(prob.data, k, u, np.array([alpha]), key, False, o1)
             assert o1[0] == pytest.approx(ref.grad_alpha(0, u, alpha), rel=1e-7, abs=1e-9)
             assert {prob.L[r] for r in rows} == {1.0, -1.0} or batch < 4
+
+
+@pytest.mark.parametrize("batch,exact", [(2, False), (6, False), (8, False), (13, False),
+                                         (0, True)])
+def test_minibatch_oracles_are_sums_in_sample_order(batch, exact):
+    """Bit for bit: the vector oracles against scalar loops in sample order written here, with
+    the same products (dense.row_dot), the same exp (vmath.exp1, any lane's bits) and the
+    sigmoid's two forms (1 / (1 + e) for m > 0, e / (1 + e) otherwise, e = exp(-|m|)). This pins
+    the documented order (a sample's numbers do not depend on its lane or block) beyond the
+    tolerance of the transcription test."""
+    from fedcomp.engine.dense import row_dot
+    from fedcomp.engine.vmath import exp1
+    from fedcomp.rng import randint, sample_key
+    prob = AUCMinimax.synthetic(num_clients=2, dim=5, samples_per_client=30,
+                                positive_ratio=[0.3, 0.6], rho=0.4, batch_size=max(batch, 1),
+                                seed=4)
+    Z, L, rho, p = prob.Z, prob.L, prob.rho, prob.p
+    rng = np.random.default_rng(1)
+    d, dw = prob.dim, Z.shape[1]
+    x, u = rng.normal(size=d), rng.normal(size=d)
+    alpha = -0.2
+
+    def sigmoid(m):
+        e = exp1(-abs(m))
+        return (1.0 if m > 0.0 else e) / (1.0 + e)
+
+    for k in range(2):
+        lo, hi = prob.offsets[k], prob.offsets[k + 1]
+        key = np.uint64(sample_key(np.uint64(3), k, 5, 0))
+        rows = (list(range(lo, hi)) if exact
+                else [lo + randint(key, j, hi - lo) for j in range(batch)])
+        n = len(rows)
+        ce = np.zeros(d)
+        gu, acc_a, acc_b, acc = np.zeros(d), 0.0, 0.0, 0.0
+        wt = 1.0 / n
+        for i in rows:                                   # sample order
+            s = row_dot(Z, i, x)
+            c = (-L[i] * sigmoid(-L[i] * s)) * (1.0 / n)
+            for q in range(dw):
+                ce[q] = ce[q] + c * Z[i, q]
+            su = row_dot(Z, i, u)
+            if L[i] > 0.0:
+                r = su - u[dw]
+                cw = 2.0 * (1.0 - p) * r - 2.0 * (1.0 + alpha) * (1.0 - p)
+                acc_a -= wt * 2.0 * (1.0 - p) * r
+                acc += -(1.0 - p) * su
+            else:
+                r = su - u[dw + 1]
+                cw = 2.0 * p * r + 2.0 * (1.0 + alpha) * p
+                acc_b -= wt * 2.0 * p * r
+                acc += p * su
+            for q in range(dw):
+                gu[q] = gu[q] + (wt * cw) * Z[i, q]
+        gu[dw], gu[dw + 1] = acc_a, acc_b
+        out, o_u, o_d = np.empty(d), np.empty(d), np.empty(1)
+        kern.g_value(prob.data, k, x, key, exact, out)
+        assert np.array_equal(out, x - rho * ce)
+        kern.outer_grads(prob.data, k, u, np.array([alpha]), key, exact, o_u, o_d)
+        assert np.array_equal(o_u, gu)
+        assert o_d[0] == -2.0 * p * (1.0 - p) * alpha + 2.0 * (acc / n)
 
 
 def test_exact_inner_and_outer_match_transcription():
@@ -479,6 +539,7 @@ def test_noncompositional_limit_has_identity_inner_map():
 @pytest.mark.parametrize("alg,hyper", [
     ("localscgdam", {"gamma_x": 1.0, "gamma_y": 2.0, "alpha": 4.0, "beta_x": 4.0, "beta_y": 4.0}),
     ("localsgdam", {"beta_x": 4.0, "beta_y": 4.0}),
+    ("coda", {"prox_coef": 0.5, "stage_rounds": 4.0}),
 ])
 def test_outer_grads_default_gives_the_same_iterates(alg, hyper, tmp_path, monkeypatch):
     """The optional oracle outer_grads (both outer gradients at one sample): AUCMinimax's own

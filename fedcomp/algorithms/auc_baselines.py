@@ -57,11 +57,11 @@ counters ``rounds_done`` and ``stage`` (the step is eta / stage_decay^stage); Lo
 dual alpha), and the momenta "u", "v"; one model round every I iterations.
 
 Both backends (numba: one client; torch: all clients at once) take the same steps with the same
-samples; the torch steps call the problem's ``outer_grads`` (the kernels' outer_grad_inner and
-outer_grad_dual at one sample) and ``ce_grad``, and project the dual after each dual step with the
-problem's ``project_dual`` (a neural problem's AUC-M floor ``dual_floor``; the simulator's kernels
-have no constraint on the dual, so the numba steps have none and the torch projection does
-nothing on them).
+samples; both call the problem's ``outer_grads`` (both outer gradients at one sample; the numba
+kernels' oracle of that name) and ``ce_grad``, and the torch steps project the dual after each
+dual step with the problem's ``project_dual`` (a neural problem's AUC-M floor ``dual_floor``; the
+simulator's kernels have no constraint on the dual, so the numba steps have none and the torch
+projection does nothing on them).
 """
 from fedcomp.algorithms._common import copy_into
 from fedcomp.algorithms.base import Algorithm, HyperParam, register

@@ -37,10 +37,10 @@ does). Iteration t of the engine computes the quantities of index t + 1.
 Both backends (numba: one client; torch: all clients at once) take the same steps with the same
 samples. The torch step calls the problem's ``inner_linearize`` (g and its transposed-Jacobian
 product from one pass at one sample, the kernels' g_value and g_vjp with one key) and
-``outer_grads`` (the kernels' outer_grad_inner and outer_grad_dual, one sample), and projects the
-dual after its step with the problem's ``project_dual`` (a neural problem's AUC-M floor,
-``dual_floor``; the simulator's kernels have no constraint, so the numba step has no projection
-and on them the torch projection does nothing).
+``outer_grads`` (both outer gradients at one sample, like the numba step's oracle of that name),
+and projects the dual after its step with the problem's ``project_dual`` (a neural problem's
+AUC-M floor, ``dual_floor``; the simulator's kernels have no constraint, so the numba step has no
+projection and on them the torch projection does nothing).
 
 Oracles used (see :mod:`fedcomp.problems._auc_kernels`): g_value, g_vjp, outer_grads (both outer
 gradients at one sample; a problem without it gets outer_grad_inner and outer_grad_dual called

@@ -38,9 +38,11 @@ drawn uniformly with replacement, row j of the batch being ``randint(key, j, n_k
 gives one batch, so g_value and g_vjp with the same key use the same xi (the paper's
 g(x; xi) and grad g(x; xi) share xi_t). ``exact=True`` uses all of client k's rows.
 
-The minibatch oracles (g_value, g_vjp, outer_grad_inner, outer_grad_dual) take the samples four
-at a time (:func:`fedcomp.problems._logistic.block_rows`, the rows in sample order): the four
-scores by :func:`fedcomp.engine.dense.row_dot` (its documented four-lane order), the sigmoids by
+The minibatch oracles (ce_grad and g_value, g_vjp, outer_grads; outer_grad_inner and
+outer_grad_dual return the halves of outer_grads, computing both) take the samples four at a time
+(:func:`fedcomp.problems._logistic.block_rows`, the rows in sample order): the four scores by
+:func:`fedcomp.engine.dense.row_dot` (row_dot2 where two products share a row; the same
+documented four-lane order), the sigmoids by
 fedcomp's vector exp (:func:`fedcomp.engine.vmath.sigmoid4`, < 1 ulp, the same bits on every
 machine), and every sum over the samples in sample order (vectors added into ``out`` row after
 row, scalars lane after lane). A sample's numbers do not depend on its position in the batch.
@@ -176,7 +178,8 @@ def h_grad(data, k, x, key, exact, out):
 @nb.njit(cache=True, inline="always")
 def _sample_grad_u(Z, i, lab, u, ua, ub, alpha, p, wt, out):
     """out[:dw] += wt * the w~ part of grad_u L(u, alpha; z_i, l_i); returns (da, db), minus wt
-    times its a and b parts (one of them 0.0). ua, ub = u[dw], u[dw + 1]. The callers sum da
+    times its a and b parts (one of them 0.0). ua, ub = u[dw], u[dw + 1]. The caller (the exact
+_minimax_grad_u; the minibatch oracles use outer_grads' vector form of it) sums da
     and db in registers and store them once: storing into out[dw], out[dw + 1] per row made LLVM
     reload u after every store (2.5 times slower per minibatch)."""
     dw = Z.shape[1]
@@ -258,13 +261,15 @@ def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
 
 @nb.njit(cache=True, error_model="numpy")
 def outer_grad_inner(data, k, u, ydual, key, exact, out):
-    """grad_u of the minibatch mean of L (the first half of :func:`outer_grads`)."""
+    """grad_u of the minibatch mean of L: the first half of :func:`outer_grads` (which computes
+    both, into a scratch array for the other: the algorithms call outer_grads itself)."""
     outer_grads(data, k, u, ydual, key, exact, out, np.empty(1))
 
 
 @nb.njit(cache=True, error_model="numpy")
 def outer_grad_dual(data, k, u, ydual, key, exact, out):
-    """grad_alpha of the minibatch mean of L (the second half of :func:`outer_grads`)."""
+    """grad_alpha of the minibatch mean of L: the second half of :func:`outer_grads` (which
+    computes both, into a scratch array for the other)."""
     outer_grads(data, k, u, ydual, key, exact, np.empty(u.shape[0]), out)
 
 

@@ -59,11 +59,13 @@ def batch_len(off, k, exact, batch):
     return off[k + 1] - off[k] if exact else batch
 
 
-# --- Four samples at a time (the KL-DRO kernels): exp / log1p from fedcomp.engine.vmath ---------
+# --- Four samples at a time (the KL-DRO and AUC kernels): exp / log1p from fedcomp.engine.vmath -
 # A block holds the samples j, j + 1, j + 2, j + 3 of a minibatch (rows from batch_row, in order);
 # a block at the batch's end with fewer samples repeats its first row in the unused lanes, whose
-# values are computed and never read. A lane's value depends on its sample alone. Not
-# numba-inlined, for compile time (see fedcomp.engine.vmath); LLVM inlines them.
+# values are computed and never read. A lane's value depends on its sample alone. The larger
+# helpers are not numba-inlined, for compile time (see fedcomp.engine.vmath), and LLVM inlines
+# them; block_rows and the row accumulations (add_row, add_rows4, add_block) are numba-inlined:
+# LLVM kept block_rows as a call per block.
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

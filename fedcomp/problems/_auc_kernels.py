@@ -42,10 +42,10 @@ The minibatch oracles (ce_grad and g_value, g_vjp, outer_grads; outer_grad_inner
 outer_grad_dual return the halves of outer_grads, computing both) take the samples four at a time
 (:func:`fedcomp.problems._logistic.block_rows`, the rows in sample order): the four scores by
 :func:`fedcomp.engine.dense.row_dot` (row_dot2 where two products share a row; the same
-documented four-lane order), the sigmoids by
-fedcomp's vector exp (:func:`fedcomp.engine.vmath.sigmoid4`, < 1 ulp, the same bits on every
-machine), and every sum over the samples in sample order (vectors added into ``out`` row after
-row, scalars lane after lane). A sample's numbers do not depend on its position in the batch.
+documented four-lane order), the sigmoids by fedcomp's vector exp
+(:func:`fedcomp.engine.vmath.sigmoid4`, < 1 ulp, the same bits on every machine), and every sum
+over the samples in sample order (vectors added into ``out`` row after row, scalars lane after
+lane). A sample's numbers do not depend on its position in the batch.
 With ``exact=True`` the same oracles run over all of client k's rows in row order (g_mean and
 phi_grad use them so); the outer function's exact measures (f_grad, minimax_value, dual_opt) and
 ce_value keep scalar left-to-right products and libm.

@@ -83,7 +83,7 @@ import numpy as np
 from fedcomp.engine.dense import row_dot, row_dot2
 from fedcomp.engine.simd import add4, make4, mul4, neg4, splat4, sub4, where_gt4
 from fedcomp.engine.vmath import sigmoid4
-from fedcomp.problems._logistic import add_block, add_lanes, block_rows, sub_lanes
+from fedcomp.problems._logistic import add_block, add_lanes, block_rows
 
 HAS_H = False
 DUAL_DIM = 1
@@ -239,6 +239,7 @@ def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
         c_pos, c_neg = splat4(2.0 * (1.0 + alpha) * (1.0 - p)), splat4(2.0 * (1.0 + alpha) * p)
         a_pos, a_neg = splat4(wt * 2.0 * (1.0 - p)), splat4(wt * 2.0 * p)
         wp, wn = splat4(-(1.0 - p)), splat4(p)
+        w4 = splat4(wt)
         acc_a = 0.0
         acc_b = 0.0
         j = np.int64(0)
@@ -248,9 +249,10 @@ def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
             s = _scores4(Z, rows, u)
             rp, rn = sub4(s, ua), sub4(s, ub)
             cw = where_gt4(lab, zero, sub4(mul4(q_pos, rp), c_pos), add4(mul4(q_neg, rn), c_neg))
-            add_block(out_u, mul4(splat4(wt), cw), Z, rows, j, nb_)
-            acc_a = sub_lanes(acc_a, where_gt4(lab, zero, mul4(a_pos, rp), zero), j, nb_)
-            acc_b = sub_lanes(acc_b, where_gt4(lab, zero, zero, mul4(a_neg, rn)), j, nb_)
+            add_block(out_u, mul4(w4, cw), Z, rows, j, nb_)
+            # acc - d = acc + (-d) exactly: the a and b parts subtracted in sample order
+            acc_a = add_lanes(acc_a, neg4(where_gt4(lab, zero, mul4(a_pos, rp), zero)), j, nb_)
+            acc_b = add_lanes(acc_b, neg4(where_gt4(lab, zero, zero, mul4(a_neg, rn))), j, nb_)
             acc = add_lanes(acc, mul4(where_gt4(lab, zero, wp, wn), s), j, nb_)
             j += 4
         out_u[dw] = acc_a

@@ -111,20 +111,6 @@ def add_lanes(s, v, j, n):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def sub_lanes(s, v, j, n):
-    """s - v[0] - v[1] - ... (left to right) over the lanes of samples j, j + 1, ... below n."""
-    if j < n:
-        s -= lane4(v, 0)
-    if j + 1 < n:
-        s -= lane4(v, 1)
-    if j + 2 < n:
-        s -= lane4(v, 2)
-    if j + 3 < n:
-        s -= lane4(v, 3)
-    return s
-
-
-@nb.njit(cache=True, error_model="numpy")
 def block_margins(F, L, off, k, key, exact, j, n, x):
     """(rows, margins4) of the block of samples j..j+3; a block wholly past the batch's end
     (j >= n) gives client k's first row and zero margins, computed and never read."""

@@ -33,6 +33,7 @@ Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 from __future__ import annotations
 
 import dis
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -115,7 +116,11 @@ def _module_source(name: str) -> str:
         return repr(getattr(mod, "__file__", name))
 
 
+@functools.cache
 def _fn_source(fn) -> str:
+    """`fn`'s source, dedented; read once per process (the loop and the shared helpers are pasted
+    into every generated module: one tokenisation each, and every module of a process pastes the
+    same version of them)."""
     return textwrap.dedent(inspect.getsource(fn))
 
 
@@ -216,7 +221,20 @@ def _wrappers(alg) -> tuple[list, str]:
     return fns, "\n\n".join("\n".join(part) for part in (init, client, sync))
 
 
+_SOURCES: dict[tuple, tuple] = {}
+
+
 def generate_source(alg: Algorithm, kernels: str) -> str:
+    """The generated module of (alg, kernels), built once per process and pair (kernel_module and
+    the result store's code label both need it)."""
+    pair = (alg.name, id(alg), kernels)
+    hit = _SOURCES.get(pair)
+    if hit is None:
+        hit = _SOURCES[pair] = (alg, _generate_source(alg, kernels))  # alg kept: its id stays
+    return hit[1]
+
+
+def _generate_source(alg: Algorithm, kernels: str) -> str:
     # Optional oracles the problem does not define get their defaults (engine.defaults), pasted
     # before the steps and compiled like the helpers.
     kmod = importlib.import_module(kernels)

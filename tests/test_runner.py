@@ -85,6 +85,27 @@ def test_store_rerun_skips_finished_runs(tmp_path):
     assert len(ResultStore(tmp_path).table()) == len(t3)
 
 
+def test_the_table_of_a_sweep_is_the_table_its_store_reads_back(tmp_path):
+    """run_specs joins the parts it has just written from memory and reads only the runs stored
+    before: the table it returns must be, dtypes and bits included, the one a later reader of
+    the store gets (labels of every kind, a diverged run, a sweep half resumed)."""
+    labels = {"grid": "t", "v": 1.5, "n": None, "b": True, "l": [1, 2]}
+    specs = [s.with_seed(s.seed) for s in _specs(seeds=range(3))]
+    specs = [RunSpec(CTOR, ARGS, "feddro", s.params, seed=s.seed, labels=labels) for s in specs]
+    diverging = RunSpec(CTOR, ARGS, "feddro", {**specs[0].params, "eta": 50.0}, seed=0,
+                        labels={"grid": "diverges"})
+    first = run_specs(specs[:2] + [diverging], store=tmp_path, executor="inprocess",
+                      progress=False)
+    assert first["diverged_at"].notna().any() and first["diverged_at"].isna().any()
+    table, report = run_specs(specs + [diverging], store=tmp_path, executor="inprocess",
+                              progress=False, batch_size=2, return_report=True)
+    assert (report.executed, report.skipped) == (4, 3)
+    read = ResultStore(tmp_path).table()
+    pd.testing.assert_frame_equal(table, read, check_exact=True)
+    pd.testing.assert_frame_equal(first, ResultStore(tmp_path).table(
+        run_ids=first["run_id"].unique()), check_exact=True)
+
+
 def test_in_memory_and_store_agree(tmp_path):
     specs = _specs()
     mem = run_specs(specs, executor="inprocess", progress=False, batch_size=2)

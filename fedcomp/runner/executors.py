@@ -223,7 +223,7 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     """
     from tqdm.auto import tqdm
 
-    from fedcomp.runner.store import ResultStore
+    from fedcomp.runner.store import ResultStore, combine
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if address is not None and executor != "dask":
@@ -247,7 +247,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     pending = [s for rid, s in unique.items() if rid not in done]
     held: set[str] = set()
     mine, foreign = _claim(store, pending, held)
-    kept: list[pd.DataFrame] = []
+    kept: list[pd.DataFrame] = []    # the frames computed here (those written, with a store)
+    written: set[str] = set()
     executed = 0
     t0 = time.perf_counter()
     dask = _resource(("dask", address, n_workers),
@@ -263,8 +264,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
             ids = set(frame["run_id"].unique())
             store.release(ids)
             held.difference_update(ids)
-        else:
-            kept.append(frame)
+            written.update(ids)
+        kept.append(frame)
         executed += n
         bar.update(n)
 
@@ -320,13 +321,10 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
         if dask is not None and dask[1]:
             _close_dask(dask[0])
     seconds = time.perf_counter() - t0
-    if store is not None:
-        table = store.table(run_ids=list(unique))
-    else:
-        table = pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
-        if not table.empty:
-            table = table.sort_values(["config_hash", "seed", "t"], kind="stable")
-            table = table.reset_index(drop=True)
+    # the parts written here are joined from memory; only runs stored before (or by another
+    # sweep) are read back
+    rest = [rid for rid in unique if rid not in written] if store is not None else []
+    table = combine([*kept, *(store.frames(run_ids=rest) if rest else [])])
     report = SweepReport(total=len(unique), skipped=len(unique) - executed,
                          executed=executed, seconds=seconds, executor=executor)
     return (table, report) if return_report else table

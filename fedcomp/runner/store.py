@@ -295,6 +295,11 @@ class ResultStore:
         the given run_ids. Parts whose schemas differ (e.g. different algorithms'
         hyperparameters) are aligned by column name; missing values are NaN. Unreadable parts
         are quarantined (module docstring) and left out."""
+        return combine(self.frames(run_ids, columns))
+
+    def frames(self, run_ids=None, columns=None) -> list[pd.DataFrame]:
+        """The parts holding any of `run_ids` (default: every part), each restricted to those
+        runs, as :meth:`table` reads them, before :func:`combine` makes them one table."""
         frames = []
         wanted = None if run_ids is None else set(run_ids)
         for p in self.parts():
@@ -308,21 +313,30 @@ class ResultStore:
             if wanted is not None:
                 df = df[df["run_id"].isin(wanted)]
             frames.append(_nullable_diverged(df))
-        if not frames:
-            return pd.DataFrame()
-        df = pd.concat(frames, ignore_index=True)
-        dup = df.drop_duplicates(["run_id", "t"]) if {"run_id", "t"} <= set(df.columns) else df
-        if len(dup) != len(df):
-            # a run stored twice (two sweeps writing one directory at once): keep one copy
-            df = dup
-        keys = [c for c in ("config_hash", "seed", "t") if c in df.columns]
-        return df.sort_values(keys, kind="stable").reset_index(drop=True) if keys else df
+        return frames
 
     def __len__(self) -> int:
         return len(self.finished())
 
     def __repr__(self) -> str:
         return f"ResultStore({str(self.path)!r}, parts={len(self.parts())})"
+
+
+def combine(frames) -> pd.DataFrame:
+    """Frames of stored rows as one table: aligned by column name, each (run_id, t) once, sorted
+    by (config_hash, seed, t). The one rule by which :meth:`ResultStore.table` reads parts and
+    :func:`fedcomp.runner.run_specs` joins the parts it has just written (still in memory: a
+    part read back equals the frame written, dtypes included) to those it reads."""
+    frames = list(frames)
+    if not frames:
+        return pd.DataFrame()
+    df = pd.concat(frames, ignore_index=True)
+    dup = df.drop_duplicates(["run_id", "t"]) if {"run_id", "t"} <= set(df.columns) else df
+    if len(dup) != len(df):
+        # a run stored twice (two sweeps writing one directory at once): keep one copy
+        df = dup
+    keys = [c for c in ("config_hash", "seed", "t") if c in df.columns]
+    return df.sort_values(keys, kind="stable").reset_index(drop=True) if keys else df
 
 
 def _nullable_diverged(df: pd.DataFrame) -> pd.DataFrame:

@@ -476,3 +476,33 @@ def test_one_colour_per_algorithm_and_arm_styles():
     st = S.arm_styles({"mine": "my-alg", "theirs": "their-alg", "fcsg": "fcsg"})
     cs = [to_hex(v["color"]) for v in st.values()]
     assert len(set(cs)) == 3 and not set(cs[:2]) & set(cols)
+
+
+def test_the_shared_math_text_parser_draws_the_same_pixels(tmp_path, monkeypatch):
+    """Figures measure and draw math text through one parser cache per process
+    (style._SharedMathText): the same formula at two sizes, log-axis tick labels and a second
+    figure drawn from a warm cache give the pixels of matplotlib's own per-figure parser."""
+    from PIL import Image
+
+    def draw(name):
+        with S.at_saved_dpi():
+            fig, ax = plt.subplots(figsize=(4, 3))
+            ax.loglog([1, 10, 100, 1000], [1e-3, 1e-2, 3e-2, 1.0])
+            ax.set_title(formula, fontsize=14)
+            ax.set_xlabel(formula, fontsize=8)
+            ax.set_ylabel(r"$\eta^{-1/2}$")
+            S.tight_layout(fig)
+            return np.asarray(Image.open(S.save(fig, tmp_path / f"{name}.png")))
+
+    formula = r"$\|\nabla\Phi(\bar x)\|^2$"
+    monkeypatch.setattr(S, "_share_mathtext", lambda fig: None)
+    own = draw("own")
+    monkeypatch.undo()
+    S._SHARED_MATHTEXT.clear()
+    cold = draw("cold")
+    shared = next(iter(S._SHARED_MATHTEXT.values()))
+    n_keys = len(shared.memo)
+    warm = draw("warm")
+    assert np.array_equal(cold, own) and np.array_equal(warm, own)
+    assert n_keys >= 5 and len(shared.memo) == n_keys   # every string of the second from cache
+    assert {k[2].get_size_in_points() for k in shared.memo if k[0] == formula} == {14.0, 8.0}

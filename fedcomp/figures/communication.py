@@ -128,5 +128,5 @@ def communication_figure(panels: list, title: str):
         ax.legend(lines, [h.get_label() for h in lines], fontsize=7, loc="upper center",
                   bbox_to_anchor=(0.5, -0.13), frameon=False)
     fig.suptitle("\n".join(textwrap.wrap(title, 60 * len(panels) + 20)), fontsize=9)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig

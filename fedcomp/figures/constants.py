@@ -57,5 +57,5 @@ def constants_figure(rows: list[dict], title: str):
     ax.grid(True, axis="x", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, 0.17 * len(labels) / fig.get_size_inches()[1], 1, 1))
+    S.tight_layout(fig, rect=(0, 0.17 * len(labels) / fig.get_size_inches()[1], 1, 1))
     return fig

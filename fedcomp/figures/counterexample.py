@@ -51,7 +51,7 @@ def gap_figure(data: dict):
     axes[0][0].legend(fontsize=6, loc="lower left")
     fig.suptitle(f"{TITLE}: {data['instance']} instance\nlines: closed form; markers: "
                  f"simulated; dashed: eta -> 0 limit; triangles: exactly 0", fontsize=9)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig
 
 
@@ -73,7 +73,7 @@ def trajectory_figure(data: dict):
     axes[0][0].set_ylabel(r"$\|\nabla\Phi(\bar x_t)\|^2$ (dashed: closed-form limit)")
     fig.suptitle(f"{TITLE}: {data['instance']} instance\nA 4x smaller eta leaves FedAvg's "
                  f"plateau where it is and divides FedDRO's O(eta) floor by 16", fontsize=9)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig
 
 
@@ -104,7 +104,7 @@ def same_run_figure(series: dict, title: str):
         bot.set_ylabel("difference")
     bot.set_xlabel("iteration t")
     top.set_title(title, fontsize=9)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig
 
 

@@ -114,5 +114,5 @@ def derivation_figure(rows: list[dict], title: str):
     ax.set_ylabel("compared quantity")
     ax.set_title(textwrap.fill(title, 70), fontsize=9)
     ax.grid(alpha=0.3, axis="x")
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig

@@ -74,5 +74,5 @@ def law_heatmap(points: list[dict], eta: float, tolerance: float):
                  f"DS-FedDRO's gap extrapolated from eta = {eta:g} and {4 * eta:g} beside the "
                  f"closed form\nratio bar: dashed lines at the judged tolerance "
                  f"1 +/- {tolerance:g}", fontsize=9)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig

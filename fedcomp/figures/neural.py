@@ -89,5 +89,5 @@ def _finish(fig, ax, xlabel, metric, title):
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    S.tight_layout(fig)
     return fig

@@ -28,6 +28,11 @@ def _plt():
     return plt
 
 
+def _tight_layout(fig):
+    from fedcomp.figures.style import tight_layout
+    tight_layout(fig)
+
+
 def _summary(table):
     if "avg_grad_sq" in table.columns:
         return table
@@ -95,7 +100,7 @@ def rate_plot(table, over: str = "T", predicted: float = -0.5,
     ax.set_title(_wrap(title), fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    _tight_layout(fig)
     return fig
 
 
@@ -129,7 +134,7 @@ def speedup_plot(table, predicted: float = -1.0, title: str = "", quantity: str 
     if fit is not None:
         ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    _tight_layout(fig)
     return fig
 
 
@@ -162,7 +167,7 @@ def cost_plot(tables: dict, cost: str = "rounds", predicted: dict | None = None,
                    "floats_per_client": "floats sent per client"}.get(cost, cost))
     ax.set_title(_wrap(title), fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
+    _tight_layout(fig)
     return fig
 
 

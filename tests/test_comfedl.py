@@ -275,3 +275,83 @@ def test_robust_fl_comparison_table(tiny_robust):
     df = R.compare(p, iterations=10, tau=5, batch=2, seeds=[0])
     assert sorted(df["algorithm"]) == sorted(R.PAPER_SETTINGS)
     assert (df["rounds"] == 2).all() and not df["diverged"].any()
+
+
+# --- RobustFL's kernels: four samples at a time, sums in sample order -------------------------
+
+def _robust_for_blocks():
+    """Two clients (29 and 6 rows) with d = 6: one four-lane block and a tail in each product."""
+    rng = np.random.default_rng(5)
+    feats = [rng.normal(size=(29, 6)), rng.normal(size=(6, 6))]
+    labs = [np.where(rng.random(29) < 0.5, 1.0, -1.0), np.array([1.0, -1.0] * 3)]
+    p = RobustFL(feats, labs, gamma=0.8, l2=0.05)
+    return p, feats, labs
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 4, 5, 7, 8, 9, 13, 0])
+def test_robust_fl_minibatch_oracles_match_numpy_on_the_drawn_rows(batch):
+    """g_value_b / g_vjp_b / loss_grad_b on exactly the rows the key draws (row j:
+    randint(key, j, n_k), duplicates included; batch 0: exact) against the numpy reference:
+    batches below 4 go one sample at a time, the others in vector blocks (the last one partial
+    unless the batch is a multiple of 4, two blocks side by side in the loss)."""
+    from fedcomp.rng import randint, sample_key
+    p, feats, labs = _robust_for_blocks()
+    km, x = p.kernel_module, np.random.default_rng(1).normal(size=6)
+    out, o1 = np.zeros(6), np.zeros(1)
+    for k in range(2):
+        n_k = len(labs[k])
+        for t in range(3):
+            key = np.uint64(sample_key(np.uint64(11), k, t, 0))
+            rows = (list(range(n_k)) if batch == 0
+                    else [int(randint(key, j, n_k)) for j in range(batch)])
+            loss, grad = logistic_loss_grad(feats[k][rows], labs[k][rows], x, 0.05)
+            km.g_value_b(p.data, k, x, key, batch == 0, batch, o1)
+            assert o1[0] == pytest.approx(loss, rel=1e-13)
+            km.g_vjp_b(p.data, k, x, np.array([0.6]), key, batch == 0, batch, out)
+            np.testing.assert_allclose(out, 0.6 * grad, rtol=1e-12, atol=1e-15)
+            km.loss_grad_b(p.data, k, x, key, batch == 0, batch, out)
+            np.testing.assert_allclose(out, grad, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("batch", [2, 3, 4, 6, 9, 13, 0])
+def test_robust_fl_oracles_are_sums_in_sample_order(batch):
+    """Bit for bit against loops in sample order written here: the products of dense.row_dot,
+    softplus(m) = max(m, 0) + log1p(exp(-|m|)) and sigmoid(m) in its two forms, with
+    vmath's exp1 / log1p1 (any lane's bits) for the vector blocks (batches of 4 and more, and the
+    exact passes) and libm's exp / log1p one sample at a time (batches below 4); each row's
+    weight scale * (-s_i sigmoid(m_i)) / n, the ridge term first."""
+    import math
+
+    from fedcomp.engine.dense import row_dot
+    from fedcomp.engine.vmath import exp1, log1p1
+    from fedcomp.rng import randint, sample_key
+    p, feats, labs = _robust_for_blocks()
+    F, L, off = p.data[0], p.data[1], p.data[2]
+    km, x = p.kernel_module, np.random.default_rng(2).normal(size=6)
+    vector = batch == 0 or batch >= 4
+    exp, log1p = (exp1, log1p1) if vector else (math.exp, math.log1p)
+    scale, l2 = 0.6, 0.05
+    for k in range(2):
+        key = np.uint64(sample_key(np.uint64(3), k, 4, 0))
+        lo, n_k = off[k], off[k + 1] - off[k]
+        rows = (list(range(lo, lo + n_k)) if batch == 0
+                else [lo + int(randint(key, j, n_k)) for j in range(batch)])
+        n = len(rows)
+        s, grad = 0.0, scale * l2 * x
+        for i in rows:
+            m = -L[i] * row_dot(F, i, x)
+            e = exp(-abs(m))
+            s += (m + log1p(e)) if m > 0.0 else log1p(e)
+            sig = (1.0 if m > 0.0 else e) / (1.0 + e) if vector else (
+                1.0 / (1.0 + math.exp(-m)) if m >= 0.0 else math.exp(m) / (1.0 + math.exp(m)))
+            w = -L[i] * sig * scale / n
+            for q in range(6):
+                grad[q] = grad[q] + w * F[i, q]
+        o1, out = np.zeros(1), np.zeros(6)
+        km.g_value_b(p.data, k, x, key, batch == 0, batch, o1)
+        ridge = 0.0
+        for v in x:
+            ridge += v * v
+        assert o1[0] == s / n + 0.5 * l2 * ridge
+        km.g_vjp_b(p.data, k, x, np.array([scale]), key, batch == 0, batch, out)
+        assert np.array_equal(out, grad)

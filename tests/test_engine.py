@@ -153,6 +153,49 @@ def test_noise_makes_oracles_unbiased():
     assert np.allclose(jv.std(0), 0.5 * np.linalg.norm(v), rtol=0.1)
 
 
+def _without(cls, name, tmp_path, monkeypatch):
+    """A subclass of problem class `cls` whose kernel module lacks the optional oracle `name`
+    (the engine then pastes its default, fedcomp.engine.defaults)."""
+    import importlib
+    kern = importlib.import_module(cls.kernels)
+    mod = f"{cls.kernels.rsplit('.', 1)[-1]}_without_{name}"
+    names = [n for n in dir(kern) if not n.startswith("__") and n != name]
+    (tmp_path / f"{mod}.py").write_text(
+        f"from {cls.kernels} import {', '.join(names)}  # noqa: F401\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return type(f"{cls.__name__}Without", (cls,), {"kernels": mod})
+
+
+@pytest.mark.parametrize("case", ["robust-fl/comfedl", "kl-dro/feddro"])
+def test_phi_value_grad_is_phi_value_and_phi_grad(case, tmp_path, monkeypatch):
+    """The optional oracle phi_value_grad (the recorded metrics' Phi and grad Phi): RobustFL's
+    and KL-DRO's own (one pass over the data for both) return phi_value's number and phi_grad's
+    vector bit for bit, and a run recorded through the engine's pasted default (phi_grad, then
+    phi_value) records the same metrics bit for bit."""
+    from fedcomp.problems import KLDRO, RobustFL
+    if case.startswith("robust"):
+        cls, kw, alg, hyper = (RobustFL, dict(sizes=(40, 9, 17), dim=5, seed=3), "comfedl",
+                               dict(batch=3))
+    else:
+        cls, kw, alg, hyper = (KLDRO, dict(dim=6, num_clients=3, batch_size=5, seed=3),
+                               "feddro", dict(beta=0.3))
+    own, other = cls.synthetic(**kw), _without(cls, "phi_value_grad", tmp_path,
+                                               monkeypatch).synthetic(**kw)
+    assert hasattr(own.kernel_module, "phi_value_grad")
+    assert not hasattr(other.kernel_module, "phi_value_grad")
+    km = own.kernel_module
+    for x in np.random.default_rng(4).normal(size=(3, own.dim)):
+        g, ref = np.empty(own.dim), np.empty(own.dim)
+        value = km.phi_value_grad(own.data, x, g)
+        km.phi_grad(own.data, x, ref)
+        assert value == km.phi_value(own.data, x) and np.array_equal(g, ref)
+    runs = [fedcomp.simulate(p, alg, iterations=30, eta=0.05, local_steps=3, seed=2,
+                             record_every=5, **hyper) for p in (own, other)]
+    for m in ("grad_norm_sq", "value", "consensus", "inner_error"):
+        np.testing.assert_array_equal(getattr(runs[0], m), getattr(runs[1], m))
+    assert np.all(runs[0].value > 0.0) and np.ptp(runs[0].grad_norm_sq) > 0.0
+
+
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 2), noise=st.sampled_from([0.0, 0.3]),
        exact=st.booleans())
 @settings(max_examples=20)

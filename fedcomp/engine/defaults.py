@@ -25,5 +25,14 @@ def outer_grads(data, k, u, ydual, key, exact, out_u, out_dual):
     outer_grad_dual(data, k, u, ydual, key, exact, out_dual)
 
 
+def phi_value_grad(data, x, out):
+    """out = grad Phi(x); returns Phi(x), both exact: the recorded metrics' first two columns
+    (fedcomp.engine.loop.record_metrics). The default calls ``phi_grad``, then ``phi_value``; a
+    problem whose two computations share a pass over its data can make that pass once (RobustFL
+    and KL-DRO do)."""
+    phi_grad(data, x, out)
+    return phi_value(data, x)
+
+
 #: names pasted when the problem's kernel module lacks them, in this order
-OPTIONAL = (g_value2, outer_grads)
+OPTIONAL = (g_value2, outer_grads, phi_value_grad)

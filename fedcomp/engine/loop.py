@@ -14,12 +14,12 @@ N_METRICS = 4
 def record_metrics(data, X, Y, tracks_inner, xbar, gbuf, ybar, gin, row):
     K, d = X.shape
     mean_rows(X, xbar)
-    phi_grad(data, xbar, gbuf)
+    value = phi_value_grad(data, xbar, gbuf)
     s = 0.0
     for j in range(d):
         s += gbuf[j] * gbuf[j]
     row[0] = s
-    row[1] = phi_value(data, xbar)
+    row[1] = value
     c = 0.0
     for k in range(K):
         for j in range(d):

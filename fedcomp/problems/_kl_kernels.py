@@ -151,8 +151,10 @@ def phi_value(data, x):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def phi_grad(data, x, out):
-    F, L, wts = data[0], data[1], data[4]
+def phi_value_grad(data, x, out):
+    """out = grad Phi(x); returns Phi(x): the losses and their weights computed once for both
+    (the numbers of phi_value, and of phi_grad, bit for bit)."""
+    F, L, wts, lam = data[0], data[1], data[4], data[3][0]
     z = np.empty(wts.shape[0])
     zmax = _scaled_losses(data, x, z)
     s = 0.0
@@ -166,6 +168,12 @@ def phi_grad(data, x, out):
         c = z[i] / s * slope
         for j in range(out.shape[0]):
             out[j] += c * F[i, j]
+    return lam * (zmax + np.log(s))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def phi_grad(data, x, out):
+    phi_value_grad(data, x, out)
 
 
 @nb.njit(cache=True, error_model="numpy")

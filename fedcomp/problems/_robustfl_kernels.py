@@ -184,15 +184,25 @@ def phi_value(data, x):
 
 
 @nb.njit(cache=True)
-def phi_grad(data, x, out):
+def phi_value_grad(data, x, out):
+    """out = grad Phi(x); returns Phi(x): each client's loss computed once for both (the numbers
+    of phi_value, and of phi_grad, bit for bit)."""
     K = data[2].shape[0] - 1
     gam = data[3][0]
     d = x.shape[0]
     tmp = np.empty(d)
     for j in range(d):
         out[j] = 0.0
+    s = 0.0
     for k in range(K):
-        w = np.exp(_loss(data, k, x, np.uint64(0), np.bool_(True), np.int64(0)) / gam) / gam / K
-        _loss_grad(data, k, x, w, np.uint64(0), np.bool_(True), np.int64(0), tmp)
+        e = np.exp(_loss(data, k, x, np.uint64(0), np.bool_(True), np.int64(0)) / gam)
+        s += e
+        _loss_grad(data, k, x, e / gam / K, np.uint64(0), np.bool_(True), np.int64(0), tmp)
         for j in range(d):
             out[j] += tmp[j]
+    return s / K
+
+
+@nb.njit(cache=True)
+def phi_grad(data, x, out):
+    phi_value_grad(data, x, out)

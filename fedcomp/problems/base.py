@@ -36,6 +36,10 @@ Optional (the engine pastes a default built from the oracles above when the modu
                                              minimax problems: outer_grad_inner and
                                              outer_grad_dual at one sample. Default: the two
                                              calls with the same key.
+    phi_value_grad(data, x, out) -> float    out (d,) = grad Phi(x); returns Phi(x), exact (the
+                                             recorded metrics). Default: phi_grad, then
+                                             phi_value (a problem can share their pass over its
+                                             data).
 
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share

@@ -1,7 +1,10 @@
 """CPU time per client step of ComFedL on RobustFL (the huang.thm2 problem: ``RobustFL.synthetic
 (gamma=1, seed=0)``, 10 clients, 5180 rows of 10 features; eta = 0.02, I = 5, outer batch 1), with
 metrics recorded every 50 iterations (as the claim records them: each record makes full passes
-over the data) and only at the end (the client steps alone), for inner batches 2, 4 and 8.
+over the data) and only at the end (the client steps alone), for inner batches 2, 4 and 8; then
+the cost of one record alone: 200 iterations recording every iteration, at inner batch 2, less
+the same iterations recorded at the end only (minimum and median of the repetitions: on a shared
+machine the minimum is the steadier of the two).
 
 Run from the checkout (one numba thread, pinned to a core)::
 
@@ -49,6 +52,16 @@ def main(argv=None) -> int:
                 times.append(time.process_time() - t0)
             ns = statistics.median(times) * 1e9 / (T * p.num_clients)
             print(f"| {batch} | {rec if rec < T else 'end only'} | {ns:.0f} |")
+    kw = dict(batch=2, outer_batch=1, eta=0.02, local_steps=5)
+    every, end = [], []
+    for _ in range(2 * args.reps):
+        for rec, times in ((1, every), (200, end)):
+            t0 = time.process_time()
+            fedcomp.simulate(p, "comfedl", iterations=200, record_every=rec, **kw)
+            times.append(time.process_time() - t0)
+    per = [(a - b) / 200 * 1e6 for a, b in zip(every, end)]
+    print(f"one record (phi and grad Phi over all rows, consensus): min {min(per):.0f} us, "
+          f"median {statistics.median(per):.0f} us")
     return 0
 
 

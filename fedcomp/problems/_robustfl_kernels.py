@@ -29,8 +29,10 @@ A minibatch is ``nb`` rows of the client's data drawn uniformly with replacement
 (``randint(key, j, n_k)`` for the j-th row); ``exact=True`` makes a full pass over the client's
 rows. Both go four samples at a time through the block helpers of
 :mod:`fedcomp.problems._logistic` (the KL-DRO and AUC kernels' path: four-lane margins, fedcomp's
-vector exp / log1p, every sum over the samples in sample order); the exact passes are what
-``phi_value``, ``phi_grad`` and ``g_mean`` (the recorded metrics) make over all the data. ``g_value``/``g_vjp`` use the problem's default batch (params[2]).
+vector exp / log1p, every sum over the samples in sample order); minibatches of fewer than
+``_BLOCK`` samples go one sample at a time with libm's exp / log1p. The exact passes are what
+``phi_value``, ``phi_value_grad`` and ``g_mean`` (the recorded metrics) make over all the data.
+``g_value``/``g_vjp`` use the problem's default batch (params[2]).
 ``g_mean`` returns (1/K) sum_k g_k(x), the mean client loss (no algorithm tracks it as an inner
 estimate for this family).
 """
@@ -61,9 +63,9 @@ def _loss(data, k, x, key, exact, nb_):
         for j in range(n):
             i = batch_row(off, k, key, exact, j)
             s += softplus(-L[i] * row_dot(F, i, x))
-    j = np.int64(0) if n >= _BLOCK else n
-    while j < n:
-        if j + 4 < n:  # eight samples: two independent vector evaluations
+    else:
+        j = np.int64(0)
+        while j < n:  # eight samples: two independent vector evaluations (lanes past n unread)
             _, ma = block_margins(F, L, off, k, key, exact, j, n, x)
             _, mb = block_margins(F, L, off, k, key, exact, j + 4, n, x)
             spa, _ = softplus_sigmoid4(ma)
@@ -71,11 +73,6 @@ def _loss(data, k, x, key, exact, nb_):
             s = add_lanes(s, spa, j, n)
             s = add_lanes(s, spb, j + 4, n)
             j += 8
-        else:  # the last one to four
-            _, ma = block_margins(F, L, off, k, key, exact, j, n, x)
-            spa, _ = softplus_sigmoid4(ma)
-            s = add_lanes(s, spa, j, n)
-            j += 4
     r = 0.0
     for i in range(x.shape[0]):
         r += x[i] * x[i]
@@ -94,7 +91,8 @@ def _loss_grad(data, k, x, scale, key, exact, nb_, out):
         for j in range(n):
             i = batch_row(off, k, key, exact, j)
             add_row(out, -L[i] * sigmoid(-L[i] * row_dot(F, i, x)) * scale / n, F, i)
-    j = np.int64(0) if n >= _BLOCK else n
+        return
+    j = np.int64(0)
     while j < n:
         rows, m = block_margins(F, L, off, k, key, exact, j, n, x)
         w = div4(mul4(slopes4(L, rows, sigmoid4(m)), splat4(scale)), splat4(n))

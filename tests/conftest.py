@@ -28,6 +28,24 @@ def extra_claims(monkeypatch):
     return add
 
 
+@pytest.fixture
+def without_oracle(tmp_path, monkeypatch):
+    """``without_oracle(cls, name)``: a subclass of problem class `cls` whose kernel module
+    lacks the optional oracle `name` (every other name re-exported from cls.kernels), so that the
+    engine pastes its default (fedcomp.engine.defaults) in place of the problem's own."""
+    import importlib
+
+    def make(cls, name):
+        kern = importlib.import_module(cls.kernels)
+        mod = f"{cls.kernels.rsplit('.', 1)[-1]}_without_{name}"
+        names = [n for n in dir(kern) if not n.startswith("__") and n != name]
+        (tmp_path / f"{mod}.py").write_text(
+            f"from {cls.kernels} import {', '.join(names)}  # noqa: F401\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        return type(f"{cls.__name__}Without{name}", (cls,), {"kernels": mod})
+    return make
+
+
 @pytest.fixture(scope="session")
 def measure_quick(tmp_path_factory):
     """Each check's quick-profile measurement, measured once for the whole test session (claims

@@ -541,20 +541,12 @@ def test_noncompositional_limit_has_identity_inner_map():
     ("localsgdam", {"beta_x": 4.0, "beta_y": 4.0}),
     ("coda", {"prox_coef": 0.5, "stage_rounds": 4.0}),
 ])
-def test_outer_grads_default_gives_the_same_iterates(alg, hyper, tmp_path, monkeypatch):
+def test_outer_grads_default_gives_the_same_iterates(alg, hyper, without_oracle):
     """The optional oracle outer_grads (both outer gradients at one sample): AUCMinimax's own
     (each row drawn and scored once) and the engine's pasted default (outer_grad_inner, then
     outer_grad_dual, fedcomp.engine.defaults), here through a kernel module that lacks it, give
     the same iterates bit for bit."""
-    mod = "auc_kernels_without_outer_grads"
-    names = [n for n in dir(kern) if not n.startswith("__") and n != "outer_grads"]
-    (tmp_path / f"{mod}.py").write_text(
-        f"from fedcomp.problems._auc_kernels import {', '.join(names)}  # noqa: F401\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    class Without(AUCMinimax):
-        kernels = mod
-
+    Without = without_oracle(AUCMinimax, "outer_grads")
     kw = dict(num_clients=3, dim=5, samples_per_client=30, positive_ratio=[0.2, 0.4, 0.6],
               rho=0.4, batch_size=7, seed=2)
     own, other = AUCMinimax.synthetic(**kw), Without.synthetic(**kw)

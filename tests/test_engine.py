@@ -153,21 +153,8 @@ def test_noise_makes_oracles_unbiased():
     assert np.allclose(jv.std(0), 0.5 * np.linalg.norm(v), rtol=0.1)
 
 
-def _without(cls, name, tmp_path, monkeypatch):
-    """A subclass of problem class `cls` whose kernel module lacks the optional oracle `name`
-    (the engine then pastes its default, fedcomp.engine.defaults)."""
-    import importlib
-    kern = importlib.import_module(cls.kernels)
-    mod = f"{cls.kernels.rsplit('.', 1)[-1]}_without_{name}"
-    names = [n for n in dir(kern) if not n.startswith("__") and n != name]
-    (tmp_path / f"{mod}.py").write_text(
-        f"from {cls.kernels} import {', '.join(names)}  # noqa: F401\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return type(f"{cls.__name__}Without", (cls,), {"kernels": mod})
-
-
 @pytest.mark.parametrize("case", ["robust-fl/comfedl", "kl-dro/feddro"])
-def test_phi_value_grad_is_phi_value_and_phi_grad(case, tmp_path, monkeypatch):
+def test_phi_value_grad_is_phi_value_and_phi_grad(case, without_oracle):
     """The optional oracle phi_value_grad (the recorded metrics' Phi and grad Phi): RobustFL's
     and KL-DRO's own (one pass over the data for both) return phi_value's number and phi_grad's
     vector bit for bit, and a run recorded through the engine's pasted default (phi_grad, then
@@ -179,8 +166,7 @@ def test_phi_value_grad_is_phi_value_and_phi_grad(case, tmp_path, monkeypatch):
     else:
         cls, kw, alg, hyper = (KLDRO, dict(dim=6, num_clients=3, batch_size=5, seed=3),
                                "feddro", dict(beta=0.3))
-    own, other = cls.synthetic(**kw), _without(cls, "phi_value_grad", tmp_path,
-                                               monkeypatch).synthetic(**kw)
+    own, other = cls.synthetic(**kw), without_oracle(cls, "phi_value_grad").synthetic(**kw)
     assert hasattr(own.kernel_module, "phi_value_grad")
     assert not hasattr(other.kernel_module, "phi_value_grad")
     km = own.kernel_module

@@ -248,7 +248,6 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     held: set[str] = set()
     mine, foreign = _claim(store, pending, held)
     kept: list[pd.DataFrame] = []    # the frames computed here (those written, with a store)
-    written: set[str] = set()
     executed = 0
     t0 = time.perf_counter()
     dask = _resource(("dask", address, n_workers),
@@ -264,7 +263,6 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
             ids = set(frame["run_id"].unique())
             store.release(ids)
             held.difference_update(ids)
-            written.update(ids)
         kept.append(frame)
         executed += n
         bar.update(n)
@@ -323,7 +321,8 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     seconds = time.perf_counter() - t0
     # the parts written here are joined from memory; only runs stored before (or by another
     # sweep) are read back
-    rest = [rid for rid in unique if rid not in written] if store is not None else []
+    computed = {rid for f in kept for rid in f["run_id"].unique()}
+    rest = [rid for rid in unique if rid not in computed] if store is not None else []
     table = combine([*kept, *(store.frames(run_ids=rest) if rest else [])])
     report = SweepReport(total=len(unique), skipped=len(unique) - executed,
                          executed=executed, seconds=seconds, executor=executor)

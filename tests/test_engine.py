@@ -153,33 +153,51 @@ def test_noise_makes_oracles_unbiased():
     assert np.allclose(jv.std(0), 0.5 * np.linalg.norm(v), rtol=0.1)
 
 
-@pytest.mark.parametrize("case", ["robust-fl/comfedl", "kl-dro/feddro"])
+@pytest.mark.parametrize("case", ["robust-fl/comfedl", "kl-dro/feddro", "auc/localscgdam",
+                                  "conditional/fcsg"])
 def test_phi_value_grad_is_phi_value_and_phi_grad(case, without_oracle):
-    """The optional oracle phi_value_grad (the recorded metrics' Phi and grad Phi): RobustFL's
-    and KL-DRO's own (one pass over the data for both) return phi_value's number and phi_grad's
-    vector bit for bit, and a run recorded through the engine's pasted default (phi_grad, then
-    phi_value) records the same metrics bit for bit."""
-    from fedcomp.problems import KLDRO, RobustFL
-    if case.startswith("robust"):
-        cls, kw, alg, hyper = (RobustFL, dict(sizes=(40, 9, 17), dim=5, seed=3), "comfedl",
-                               dict(batch=3))
-    else:
-        cls, kw, alg, hyper = (KLDRO, dict(dim=6, num_clients=3, batch_size=5, seed=3),
-                               "feddro", dict(beta=0.3))
+    """The optional oracle phi_value_grad (the recorded metrics' Phi and grad Phi): the problems'
+    own (RobustFL and KL-DRO: one pass over the data for both; AUC: g(x) and alpha*(g(x)) once;
+    the conditional problem: one client_value_grad per client) return phi_value's number and
+    phi_grad's vector bit for bit, and a run recorded through the engine's pasted default
+    (phi_grad, then phi_value) records the same metrics bit for bit. The conditional problem's
+    phi_grad calls its phi_value_grad, so there the vector is compared with the sum over the
+    clients written here."""
+    from fedcomp.problems import KLDRO, AUCMinimax, InvariantLogistic, RobustFL
+    cls, kw, alg, hyper = {
+        "robust-fl/comfedl": (RobustFL, dict(sizes=(40, 9, 17), dim=5, seed=3), "comfedl",
+                              dict(batch=3)),
+        "kl-dro/feddro": (KLDRO, dict(dim=6, num_clients=3, batch_size=5, seed=3), "feddro",
+                          dict(beta=0.3)),
+        "auc/localscgdam": (AUCMinimax, dict(num_clients=3, dim=4, samples_per_client=30,
+                                             batch_size=5, seed=3), "localscgdam",
+                            dict(gamma_x=1.0, gamma_y=4.0, alpha=8.0, beta_x=8.0, beta_y=8.0)),
+        "conditional/fcsg": (InvariantLogistic, dict(num_clients=3, dim=5, teacher_shift=1.0,
+                                                     feature_shift=1.0, seed=3), "fcsg", {}),
+    }[case]
     own, other = cls.synthetic(**kw), without_oracle(cls, "phi_value_grad").synthetic(**kw)
     assert hasattr(own.kernel_module, "phi_value_grad")
     assert not hasattr(other.kernel_module, "phi_value_grad")
     km = own.kernel_module
-    for x in np.random.default_rng(4).normal(size=(3, own.dim)):
+    for x in np.random.default_rng(4).normal(size=(3, own.dim)) * 2.0:
         g, ref = np.empty(own.dim), np.empty(own.dim)
         value = km.phi_value_grad(own.data, x, g)
-        km.phi_grad(own.data, x, ref)
+        if case.startswith("conditional"):
+            ref[:], gk = 0.0, np.empty(own.dim)
+            for k in range(own.num_clients):
+                km.client_value_grad(own.data, k, x, 0.0, gk)
+                ref += gk / own.num_clients
+            hg = np.empty(own.dim)
+            km.h_grad(own.data, 0, x, np.uint64(0), True, hg)
+            ref += hg
+        else:
+            km.phi_grad(own.data, x, ref)
         assert value == km.phi_value(own.data, x) and np.array_equal(g, ref)
     runs = [fedcomp.simulate(p, alg, iterations=30, eta=0.05, local_steps=3, seed=2,
                              record_every=5, **hyper) for p in (own, other)]
     for m in ("grad_norm_sq", "value", "consensus", "inner_error"):
         np.testing.assert_array_equal(getattr(runs[0], m), getattr(runs[1], m))
-    assert np.all(runs[0].value > 0.0) and np.ptp(runs[0].grad_norm_sq) > 0.0
+    assert np.ptp(runs[0].value) > 0.0 and np.ptp(runs[0].grad_norm_sq) > 0.0   # not constant
 
 
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 2), noise=st.sampled_from([0.0, 0.3]),

@@ -33,6 +33,17 @@ def test_logistic_normal_integrals_match_adaptive_quadrature(het, mean, sd):
     assert np.allclose(ck.logistic_normal(het.data, mean, sd), ref, rtol=0, atol=1e-12)
 
 
+def test_panel_factors_are_the_remainders_at_the_nodes(het):
+    """pl_f, the table logistic_normal's panels read (data[7]): log1p(e), e / (1 + e) and
+    e / (1 + e)^2 with e = exp(-z) at the nodes z of pl_z, to rounding (numpy's exp may differ
+    from the compiled one in the last bit)."""
+    z, f = het.data[5], het.data[7]
+    e = np.exp(-z)
+    assert f.shape == (3, z.size) and z.size > 100
+    np.testing.assert_allclose(f, [np.log1p(e), e / (1.0 + e), e / (1.0 + e) ** 2],
+                               rtol=4e-16, atol=0)
+
+
 def test_exact_gradient_matches_finite_differences(het):
     rng = np.random.default_rng(0)
     for scale in (0.3, 3.0):

@@ -109,7 +109,7 @@ class InvariantLogisticTorch:
         def as_t(a):
             return torch.as_tensor(a, dtype=dtype, device=device)
 
-        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w = problem.data
+        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w = problem.data[:7]
         self.W, self.Mu = as_t(Wt), as_t(Mu)
         self.gh_t, self.gh_w, self.pl_z, self.pl_w = map(as_t, (gh_t, gh_w, pl_z, pl_w))
         self.s1, self.lam, self.gam = problem.sigma1, problem.lam, problem.gamma

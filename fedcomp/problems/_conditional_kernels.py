@@ -1,10 +1,13 @@
 """Kernels of :class:`fedcomp.problems.InvariantLogistic` (FCSG paper, problem (1), section 5.1).
 
-data = (Wt (K, d) teachers, Mu (K, d) feature means, params, gh_t, gh_w, pl_z, pl_w)
+data = (Wt (K, d) teachers, Mu (K, d) feature means, params, gh_t, gh_w, pl_z, pl_w, pl_f)
 
 params = [sigma1, sigma2, lam, gam, m (inner batch), b (outer batch)]; gh_t, gh_w: probabilists'
 Gauss-Hermite nodes and weights (weights sum to 1); pl_z, pl_w: composite Gauss-Legendre nodes and
-weights on [0, 40] (see :func:`logistic_normal`).
+weights on [0, 40] (see :func:`logistic_normal`); pl_f (3, nodes): the remainders
+log1p(e^-z), e^-z / (1 + e^-z), e^-z / (1 + e^-z)^2 at those nodes (:func:`panel_factors`: they
+do not depend on the Gaussian's mean and deviation, so each is computed once per problem, not at
+every evaluation).
 
 The model of client k (Wu et al., section 5.1, after Hu et al. 2020):
 
@@ -95,6 +98,21 @@ def _norm_pdf(r):
 
 
 @nb.njit(cache=True)
+def panel_factors(pl_z):
+    """pl_f (3, n) of the data tuple: log1p(e), e / (1 + e), e / ((1 + e)(1 + e)) with e = e^-z,
+    at the nodes z of pl_z (compiled, so that they are the numbers the quadrature loop computed
+    in place before they were tabulated)."""
+    n = pl_z.shape[0]
+    f = np.empty((3, n))
+    for i in range(n):
+        e = np.exp(-pl_z[i])
+        f[0, i] = np.log1p(e)
+        f[1, i] = e / (1.0 + e)
+        f[2, i] = e / ((1.0 + e) * (1.0 + e))
+    return f
+
+
+@nb.njit(cache=True)
 def logistic_normal(data, mean, sd):
     """(A, B, C) = E[softplus(Z)], E[sigmoid(Z)], E[sigmoid'(Z)] for Z ~ N(mean, sd^2).
 
@@ -102,9 +120,10 @@ def logistic_normal(data, mean, sd):
     strip of half-width pi / sd >= pi). sd > 1: split the functions into their piecewise-linear limits
     (closed form: E max(Z, 0) = mean Phi(mean/sd) + sd phi(mean/sd), E 1{Z > 0} = Phi(mean/sd))
     and remainders that decay like e^{-|z|} (log1p(e^{-|z|}), -sign(z) sigmoid(-|z|),
-    sigmoid'(z)), integrated in z over [0, 40] on both sides by composite Gauss-Legendre.
+    sigmoid'(z)), integrated in z over [0, 40] on both sides by composite Gauss-Legendre (the
+    remainders at the nodes from the table pl_f).
     """
-    gh_t, gh_w, pl_z, pl_w = data[3], data[4], data[5], data[6]
+    gh_t, gh_w, pl_z, pl_w, pl_f = data[3], data[4], data[5], data[6], data[7]
     if sd <= 0.0:
         s = _sigmoid(mean)
         return _softplus(mean), s, s * (1.0 - s)
@@ -129,11 +148,10 @@ def logistic_normal(data, mean, sd):
         z = pl_z[i]
         gp = c * np.exp(-0.5 * ((z - mean) / sd) ** 2)
         gm = c * np.exp(-0.5 * ((z + mean) / sd) ** 2)
-        e = np.exp(-z)
         w = pl_w[i]
-        A += w * (gp + gm) * np.log1p(e)
-        B += w * (gm - gp) * (e / (1.0 + e))
-        C += w * (gp + gm) * (e / ((1.0 + e) * (1.0 + e)))
+        A += w * (gp + gm) * pl_f[0, i]
+        B += w * (gm - gp) * pl_f[1, i]
+        C += w * (gp + gm) * pl_f[2, i]
     return A, B, C
 
 
@@ -362,16 +380,25 @@ def phi_value(data, x):
 
 
 @nb.njit(cache=True)
-def phi_grad(data, x, out):
+def phi_value_grad(data, x, out):
+    """out = grad Phi(x); returns Phi(x): one client_value_grad per client for both (the
+    numbers of phi_grad and phi_value, which each make that pass)."""
     K, d = data[0].shape
     g = np.empty(d)
     for j in range(d):
         out[j] = 0.0
+    s = 0.0
     for k in range(K):
-        client_value_grad(data, k, x, 0.0, g)
+        s += client_value_grad(data, k, x, 0.0, g)
         for j in range(d):
             out[j] += g[j] / K
     lam, gam = data[2][2], data[2][3]
     for j in range(d):
         q = 1.0 + gam * x[j] * x[j]
         out[j] += lam * 2.0 * gam * x[j] / (q * q)
+    return s / K + h_value(data, x)
+
+
+@nb.njit(cache=True)
+def phi_grad(data, x, out):
+    phi_value_grad(data, x, out)

@@ -60,6 +60,13 @@ def _quadrature_tables():
             np.ascontiguousarray(np.concatenate(z)), np.ascontiguousarray(np.concatenate(wz)))
 
 
+def _data(W, Mu, params) -> tuple:
+    """The kernels' data tuple (layout: :mod:`fedcomp.problems._conditional_kernels`)."""
+    from fedcomp.problems._conditional_kernels import panel_factors
+    gh_t, gh_w, pl_z, pl_w = _quadrature_tables()
+    return (W, Mu, params, gh_t, gh_w, pl_z, pl_w, panel_factors(pl_z))
+
+
 class InvariantLogistic(Problem):
     """FCSG paper section 5.1: invariant logistic regression, a conditional stochastic problem.
 
@@ -107,7 +114,7 @@ class InvariantLogistic(Problem):
         self.noise = self.sigma2
         params = np.array([self.sigma1, self.sigma2, self.lam, self.gamma,
                            float(self.inner_batch), float(self.outer_batch)])
-        self.data = (W, Mu, params, *_quadrature_tables())
+        self.data = _data(W, Mu, params)
 
     @classmethod
     def synthetic(cls, num_clients: int = 16, dim: int = 10, inner_batch: int = 10,

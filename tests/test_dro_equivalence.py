@@ -18,6 +18,17 @@ def _to_simplex(w, m):
     return w / w.sum()
 
 
+@given(v=st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40),
+       ties=st.integers(0, 3))
+def test_mirror_ascent_logsumexp_is_scipys_bit_for_bit(v, ties):
+    """dro._logsumexp (the mirror ascent's normaliser) is scipy.special.logsumexp bit for bit,
+    ties of the maximum included."""
+    from scipy import special
+    v = np.array(v)
+    v[:ties] = v.max()
+    assert dro._logsumexp(v) == special.logsumexp(v)
+
+
 # ------------------------------------------------------------------ hand-computed values
 
 def test_kl_two_losses_by_hand():

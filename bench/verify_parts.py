@@ -9,7 +9,11 @@ before (run a verify once): a first run measures compilation too.
 
 Run from the checkout::
 
-    PYTHONPATH=. .venv/bin/python bench/verify_parts.py --out NEW_DIR [--profile quick]
+    PYTHONPATH=. .venv/bin/python bench/verify_parts.py --out NEW_DIR [--profile quick] [--by-pair]
+
+``--by-pair`` also prints the compiled runs' CPU seconds per (entry point, algorithm, problem
+class), with their client steps (iterations x clients, all seeds) and nanoseconds per client
+step: which pairs a faster kernel would pay off on.
 
 The counters wrap the functions this script names (module attributes), so the run's results are
 those of ``fedcomp verify --jobs 1``; the wrapping itself costs well under a millisecond per call.
@@ -27,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CPU = collections.Counter()
 CALLS = collections.Counter()
+PAIRS = collections.defaultdict(lambda: [0.0, 0, 0])   # (entry, alg, problem) -> cpu, calls, steps
 
 
 def _count(owner, name: str, label: str) -> None:
@@ -44,10 +49,31 @@ def _count(owner, name: str, label: str) -> None:
     setattr(owner, name, counted)
 
 
+def _count_pairs(engine, name: str) -> None:
+    """Wrap engine.`name` (simulate / simulate_many) to add its CPU time to PAIRS."""
+    fn = getattr(engine, name)
+
+    @functools.wraps(fn)
+    def counted(problem, algorithm, *args, **kwargs):
+        t0 = time.process_time()
+        res = fn(problem, algorithm, *args, **kwargs)
+        runs = res.runs if name == "simulate_many" else [res]
+        alg = algorithm if isinstance(algorithm, str) else getattr(algorithm, "name", "?")
+        row = PAIRS[(name, alg, type(problem).__name__)]
+        row[0] += time.process_time() - t0
+        row[1] += 1
+        row[2] += sum(int(r.config["iterations"]) for r in runs) * problem.num_clients
+        return res
+
+    setattr(engine, name, counted)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, help="report folder (a new one: nothing reused)")
     ap.add_argument("--profile", default="quick", choices=("quick", "full"))
+    ap.add_argument("--by-pair", action="store_true",
+                    help="also the compiled runs' CPU per (entry point, algorithm, problem)")
     args = ap.parse_args(argv)
 
     import matplotlib.mathtext as mathtext
@@ -65,6 +91,9 @@ def main(argv=None) -> int:
     for mod in (results, measure, runner):            # the names the callers imported
         mod.run_specs = executors.run_specs
     _count(executors, "execute_batch", "execute_batch")
+    if args.by_pair:
+        _count_pairs(engine, "simulate")
+        _count_pairs(engine, "simulate_many")
     _count(engine, "simulate", "simulate")
     _count(engine, "simulate_many", "simulate_many")
     fedcomp.simulate, fedcomp.simulate_many = engine.simulate, engine.simulate_many
@@ -86,6 +115,15 @@ def main(argv=None) -> int:
     print("|---|---|---|")
     for label, sec in CPU.most_common():
         print(f"| {label} | {sec:.2f} | {CALLS[label]} |")
+    if args.by_pair:
+        print("\n| entry point | algorithm | problem | CPU s | calls | client steps | ns per step |")
+        print("|---|---|---|---|---|---|---|")
+        for (entry, alg, prob), (sec, n, steps) in sorted(PAIRS.items(), key=lambda kv: -kv[1][0]):
+            if sec >= 0.5:
+                print(f"| {entry} | {alg} | {prob} | {sec:.2f} | {n} | {steps} | "
+                      f"{1e9 * sec / max(steps, 1):.0f} |")
+        rest = sum(v[0] for v in PAIRS.values() if v[0] < 0.5)
+        print(f"| (pairs under 0.5 s) | | | {rest:.2f} | | | |")
     return 0
 
 

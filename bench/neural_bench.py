@@ -1,7 +1,7 @@
 """Batched clients against the per-client loop, per iteration, on the papers' neural experiments.
 
     python bench/neural_bench.py [--device cpu|cuda|auto] [--iterations N] [--repeats R]
-                                 [--data-dir OMNIGLOT] [--only NAME ...]
+                                 [--data-dir OMNIGLOT] [--only NAME ...] [--flops]
 
 For each experiment (the full configuration of ``fedcomp neural run NAME``: its model, clients,
 batch sizes; data from the offline packages) and each benchmarked arm, runs N iterations with the
@@ -12,6 +12,15 @@ run, and which of the two ``run(..., batched=None)`` picks (:func:`use_batched`)
 iterations agree to float32 rounding (the float64 equivalence to 1e-10 is
 tests/test_neural_batched.py). An experiment whose data is not installed is skipped with the
 command that installs it. Not a test: nothing is asserted about time.
+
+``--flops`` adds what bounds any batching: the floating-point operations of one iteration
+(``torch.utils.flop_counter.FlopCounterMode``: matrix products and convolutions, backward and
+double backward included, counted in the per-client mode), the rate each mode reaches
+(GFLOP/s), and that rate against the device's own float32 matrix-product rate (a 2048 x 2048
+``torch.mm``, measured in the same run). The operations are counted over a run of the timed
+length, so that both include the initialisation in the same share. An iteration cannot take less than its counted
+operations at that rate, so per-client seconds / that time ("max gain") bounds the gain of any
+batched form on this device.
 """
 from __future__ import annotations
 
@@ -45,6 +54,32 @@ def _time(arm, T, batched, seed):
     return (time.perf_counter() - t0) / T, res
 
 
+def _flops(arm, T: int) -> float:
+    """Operations per iteration of the timed run (T iterations, the initialisation included, as
+    in the timings; the per-client mode), as FlopCounterMode counts them."""
+    from torch.utils.flop_counter import FlopCounterMode
+    with FlopCounterMode(display=False) as counter:
+        _time(arm, T, False, 0)
+    return counter.get_total_flops() / T
+
+
+def _mm_rate(dev: str) -> float:
+    """float32 operations per second of a 2048 x 2048 matrix product on `dev` (median of 5)."""
+    import torch
+    n = 2048
+    a, b = (torch.randn(n, n, device=dev) for _ in range(2))
+    rates = []
+    for _ in range(6):
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        a @ b
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        rates.append(2 * n ** 3 / (time.perf_counter() - t0))
+    return statistics.median(rates[1:])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"))
@@ -53,6 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", default=os.environ.get("FEDCOMP_OMNIGLOT"),
                     help="Omniglot folder or folder of its zip archives")
     ap.add_argument("--only", nargs="*", default=None, help="experiments to run")
+    ap.add_argument("--flops", action="store_true",
+                    help="count each iteration's operations and bound the gain of batching")
     args = ap.parse_args(argv)
     import torch
 
@@ -67,8 +104,13 @@ def main(argv=None) -> int:
              f"{torch.get_num_threads()})")
           + f"; torch {torch.__version__}; {args.iterations} iterations x {args.repeats} "
             "alternations per mode; IEEE float32 (no TF32)")
+    peak = _mm_rate(dev) if args.flops else None
+    if peak is not None:
+        print(f"# float32 matrix product (2048 x 2048 torch.mm, median of 5): {peak / 1e9:.1f} "
+              "GFLOP/s")
     print(f"{'experiment':<26} {'arm':<18} {'per-client s/it':>15} {'batched s/it':>13} "
-          f"{'ratio':>6} {'max |dx| after 1 it':>20}  default")
+          f"{'ratio':>6} {'max |dx| after 1 it':>20}  default"
+          + ("  GFLOP/it  GFLOP/s per-client, batched  % of mm  max gain" if peak else ""))
     for name, labels in ARMS.items():
         if args.only and name not in args.only:
             continue
@@ -90,8 +132,14 @@ def main(argv=None) -> int:
                 bat.append(_time(arm, args.iterations, True, 1 + r)[0])
             mp, mb = statistics.median(per), statistics.median(bat)
             auto = "batched" if use_batched(arm.problem) else "per-client"
+            extra = ""
+            if peak is not None:
+                flops = _flops(arm, args.iterations)
+                extra = (f"  {flops / 1e9:>8.2f}  {flops / mp / 1e9:>9.1f}, "
+                         f"{flops / mb / 1e9:<13.1f}  {100 * flops / mp / peak:>7.0f}  "
+                         f"{mp / (flops / peak):>8.2f}")
             print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
-                  f"{dx:>20.2e}  {auto}", flush=True)
+                  f"{dx:>20.2e}  {auto}{extra}", flush=True)
     return 0
 
 

@@ -106,6 +106,51 @@ def test_the_table_of_a_sweep_is_the_table_its_store_reads_back(tmp_path):
         run_ids=first["run_id"].unique()), check_exact=True)
 
 
+@pytest.mark.parametrize("case", ["seeds", "diverged", "labels differ", "label types differ",
+                                  "no record"])
+def test_a_batch_table_is_the_concatenation_of_its_runs_tables(case, monkeypatch):
+    """execute_batch builds a batch's rows in one go (batch_frame): the table must be the one
+    frames_per_run builds run by run (SimulationResult.to_frame, then pd.concat), dtypes and
+    bits included: runs of one batch that share every constant but the seed, a diverged run
+    among them (other record counts, a diverged_at), labels that differ in value; and, through
+    the run-by-run path, labels that differ in type (None and a string) and a run non-finite
+    from the start (no record)."""
+    import dataclasses
+
+    import fedcomp.runner.executors as ex
+    from fedcomp.engine import METRICS
+    labels = {"grid": "t", "v": 1.5, "n": None, "b": True, "l": [1, 2]}
+    spec = RunSpec(CTOR, ARGS, "feddro", _specs()[0].params, seed=0, labels=labels)
+    problem = ex.build_problem(spec)
+    specs = [spec.with_seed(s) for s in range(3)]
+    if case == "diverged":
+        specs = [RunSpec(CTOR, ARGS, "feddro", {**spec.params, "eta": 50.0 if s == 1 else
+                                                spec.params["eta"]}, seed=s, labels=labels)
+                 for s in range(3)]
+    elif case.startswith("label"):
+        specs = [RunSpec(CTOR, ARGS, "feddro", spec.params, seed=s,
+                         labels={**labels, "grid": f"g{s}", "v": 1.5 + s,
+                                 "n": "x" if s == 0 and case == "label types differ" else None})
+                 for s in range(3)]
+    runs = []
+    for s in specs:
+        res = fedcomp.simulate(problem, s.algorithm, seed=s.seed, **s.params)
+        if case == "no record" and s.seed == 1:   # as a run non-finite at its first record
+            res = dataclasses.replace(res, t=res.t[:0], diverged_at=0,
+                                      **{m: getattr(res, m)[:0] for m in METRICS})
+        runs.append((res, ex._extra(s, res)))
+    if case == "diverged":
+        assert runs[1][0].diverged and not runs[0][0].diverged
+    ref = ex.frames_per_run(runs)
+    if case in ("seeds", "diverged", "labels differ"):   # must not fall back to the reference
+
+        def no_fallback(runs):
+            raise AssertionError("batch_frame fell back to frames_per_run")
+        monkeypatch.setattr(ex, "frames_per_run", no_fallback)
+    pd.testing.assert_frame_equal(ex.batch_frame(runs), ref, check_exact=True)
+    assert len(ref) == sum(max(len(r.t), 1) for r, _ in runs)
+
+
 def test_in_memory_and_store_agree(tmp_path):
     specs = _specs()
     mem = run_specs(specs, executor="inprocess", progress=False, batch_size=2)

@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from fedcomp import _validate as V
@@ -105,22 +106,32 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
     problem = build_problem(spec0)
     params = dict(spec0.params)
     if params.get("x0") is not None:
-        import numpy as np
         params["x0"] = np.asarray(params["x0"], dtype=float)
     seeds = [s.seed for s in specs]
     if len(seeds) == 1:
         results = [fedcomp.simulate(problem, spec0.algorithm, seed=seeds[0], **params)]
     else:
         results = list(fedcomp.simulate_many(problem, spec0.algorithm, seeds=seeds, **params))
+    return batch_frame([(res, _extra(spec, res)) for spec, res in zip(specs, results)])
+
+
+def _extra(spec: RunSpec, res) -> dict:
+    """The constant columns a run's rows carry beyond :meth:`SimulationResult.constants`."""
+    extra = {f"floats_{var}_total": n for var, n in res.floats_by_variable.items()}
+    extra.update(result=_result_json(res), run_id=spec.run_id, config_hash=spec.config_hash,
+                 problem_ctor=spec.problem, problem_args=_canonical(spec.problem_args),
+                 params=_canonical(spec.params), labels=_canonical(spec.labels))
+    for key, val in spec.labels.items():
+        scalar = not isinstance(val, (list, tuple, dict))
+        extra[f"label_{key}"] = val if scalar else json.dumps(val)
+    return extra
+
+
+def frames_per_run(runs: list) -> pd.DataFrame:
+    """The rows of `runs` ([(SimulationResult, extra columns)]) built one run at a time: the
+    definition :func:`batch_frame` must equal (and its fallback)."""
     frames = []
-    for spec, res in zip(specs, results):
-        extra = {f"floats_{var}_total": n for var, n in res.floats_by_variable.items()}
-        extra.update(result=_result_json(res), run_id=spec.run_id, config_hash=spec.config_hash,
-                     problem_ctor=spec.problem, problem_args=_canonical(spec.problem_args),
-                     params=_canonical(spec.params), labels=_canonical(spec.labels))
-        for key, val in spec.labels.items():
-            scalar = not isinstance(val, (list, tuple, dict))
-            extra[f"label_{key}"] = val if scalar else json.dumps(val)
+    for res, extra in runs:
         if len(res.t):
             df = res.to_frame(**extra)
         else:  # non-finite from the start: keep one row so the run counts as done
@@ -129,6 +140,41 @@ def execute_batch(specs: list[RunSpec], threads: int | None = None) -> pd.DataFr
                                **extra})
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
+
+
+def batch_frame(runs: list) -> pd.DataFrame:
+    """:func:`frames_per_run`'s table, built in one go: the runs' records concatenated, each
+    constant column given once when the runs share its value and run by run otherwise.
+
+    Why: a batch's runs share their configuration, and building one small frame per run and
+    concatenating them cost about 2.7 ms a run, several times a short run's own time. Where a
+    column's values differ in type between the runs, or a run kept no record, the table is
+    built run by run (pandas' concatenation then decides the dtypes, as it always did)."""
+    from fedcomp.engine import METRICS
+    if not runs or any(len(res.t) == 0 for res, _ in runs):
+        return frames_per_run(runs)
+    consts = [{**res.constants(), "diverged_at": res.diverged_at, **extra}
+              for res, extra in runs]
+    names = list(consts[0])
+    if any(list(c) != names for c in consts):
+        return frames_per_run(runs)
+    lengths = [len(res.t) for res, _ in runs]
+    cols: dict = {"t": np.concatenate([res.t for res, _ in runs])}
+    for m in METRICS:
+        cols[m] = np.concatenate([getattr(res, m) for res, _ in runs])
+    for name in names:
+        vals = [c[name] for c in consts]
+        v0 = vals[0]
+        if name == "diverged_at":   # None (finite) or an iteration: nullable integers
+            cols[name] = pd.array(np.repeat(np.array(vals, dtype=object), lengths).tolist(),
+                                  dtype="Int64")
+        elif any(type(v) is not type(v0) for v in vals):
+            return frames_per_run(runs)
+        elif all(v == v0 for v in vals) and v0 == v0:   # one value (not NaN): broadcast
+            cols[name] = v0
+        else:
+            cols[name] = [v for v, n in zip(vals, lengths) for _ in range(n)]
+    return pd.DataFrame(cols, index=pd.RangeIndex(sum(lengths)))
 
 
 def _result_json(res) -> str:

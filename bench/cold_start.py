@@ -16,7 +16,10 @@ compiled code survives between pairs; CPU seconds of the child (``time.process_t
 "fresh clone" has numba's cache of fedcomp's own compiled functions (the problems' oracles, the
 dense products...) empty too (``NUMBA_CACHE_DIR`` a new directory), as in a fresh clone or after
 an edit of those modules; "empty" has only the kernel cache empty (numba's cache as the
-previous runs left it); "warm (disk)" finds both.
+previous runs left it); "warm (disk)" finds both. "of it, LLVM": the first simulate's CPU
+seconds while numba held its LLVM lock (numba's ``numba:llvm_lock`` events: LLVM's optimisation
+and code generation); the rest of a cold first simulate is numba's own Python passes (inlining
+the steps' IR, typing, lowering).
 """
 from __future__ import annotations
 
@@ -32,6 +35,26 @@ CHILD = r'''
 import json, sys, time
 t0 = time.process_time()
 import fedcomp
+from numba.core import event
+
+
+class LLVM(event.Listener):
+    """CPU seconds while numba holds its LLVM lock (LLVM's optimisation and code generation)."""
+    depth, start, total = 0, 0.0, 0.0
+
+    def on_start(self, ev):
+        if self.depth == 0:
+            self.start = time.process_time()
+        self.depth += 1
+
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0:
+            self.total += time.process_time() - self.start
+
+
+llvm = LLVM()
+event.register("numba:llvm_lock", llvm)
 t1 = time.process_time()
 alg, ctor = sys.argv[1], sys.argv[2]
 p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
@@ -40,9 +63,11 @@ kw = dict(iterations=100, eta=0.05, beta=0.2)
 t2 = time.process_time()
 fedcomp.simulate(p, alg, **kw)
 t3 = time.process_time()
+llvm_first = llvm.total
 fedcomp.simulate_many(p, alg, seeds=range(2), **kw)
 t4 = time.process_time()
-print(json.dumps({"import": t1 - t0, "simulate": t3 - t2, "simulate_many": t4 - t3}))
+print(json.dumps({"import": t1 - t0, "simulate": t3 - t2, "simulate_many": t4 - t3,
+                  "llvm": llvm_first}))
 '''
 
 PAIRS = (("feddro", "lq"), ("feddro", "kl"))
@@ -76,22 +101,22 @@ def main() -> None:
         ap.error(f"--reps must be >= 1, got {args.reps}")
     root = os.path.abspath(args.root)
     print(f"fedcomp from {root}")
-    print("| pair | cache | import | first simulate | simulate_many after it |")
-    print("|---|---|---|---|---|")
+    print("| pair | cache | import | first simulate | of it, LLVM | simulate_many after it |")
+    print("|---|---|---|---|---|---|")
     for alg, ctor in PAIRS:
         runs = [fresh(alg, ctor, root) for _ in range(args.reps)]
         r = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
         each = ", ".join(f"{x['simulate']:.1f}" for x in runs)
         each = f" ({each})" if args.reps > 1 else ""
         print(f"| {alg} on {ctor} | fresh clone | {r['import']:.2f} s | "
-              f"{r['simulate']:.2f} s{each} | {r['simulate_many']:.3f} s |")
+              f"{r['simulate']:.2f} s{each} | {r['llvm']:.2f} s | {r['simulate_many']:.3f} s |")
         if args.fresh_only:
             continue
         with tempfile.TemporaryDirectory() as cache:
             for label in ("empty", "warm (disk)"):
                 r = child(alg, ctor, cache, root=root)
                 print(f"| {alg} on {ctor} | {label} | {r['import']:.2f} s | {r['simulate']:.2f} s "
-                      f"| {r['simulate_many']:.3f} s |")
+                      f"| {r['llvm']:.2f} s | {r['simulate_many']:.3f} s |")
 
 
 if __name__ == "__main__":

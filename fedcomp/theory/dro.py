@@ -727,7 +727,6 @@ def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int 
     lam = _lam(lam)
     rng = np.random.default_rng(V.seed_value("seed", seed))
     l = rng.uniform(0.0, 2.0, q.size) + np.repeat(rng.uniform(0, 1, sizes.size), sizes)
-    u = np.full(q.size, 1.0 / q.size)
     kl_fl = float(lam * np.log(np.sum(q * np.exp(l / lam))))       # f(g) with f = lam log
     chi_fl = float(np.sum(q * (l + l ** 2 / (2 * lam))) - (q @ l) ** 2 / (2 * lam))
     return {"client_sizes": sizes.tolist(), "lam": lam,

@@ -4,8 +4,9 @@ Runs the whole verify in this process (``jobs=1``: every part's CPU time is this
 new folder, with a CPU-time counter around each part of the pipeline, and prints one line per part:
 CPU seconds (of every thread of the process) and the number of calls. Parts nest: ``run_specs``
 contains ``execute_batch``, which contains ``simulate`` / ``simulate_many`` (the compiled runs)
-and ``to_frame``; ``draw_file`` (the figures) contains ``mathtext``. Kernels should be compiled
-before (run a verify once): a first run measures compilation too.
+and ``batch_frame`` (the batch's rows; ``to_frame`` where they are built run by run);
+``draw_file`` (the figures) contains ``mathtext``. Kernels should be compiled before (run a
+verify once): a first run measures compilation too.
 
 Run from the checkout::
 
@@ -98,6 +99,8 @@ def main(argv=None) -> int:
     _count(engine, "simulate_many", "simulate_many")
     fedcomp.simulate, fedcomp.simulate_many = engine.simulate, engine.simulate_many
     _count(engine.SimulationResult, "to_frame", "to_frame")
+    if hasattr(executors, "batch_frame"):
+        _count(executors, "batch_frame", "batch_frame")
     _count(store.ResultStore, "write", "store.write")
     # the parts read back (ResultStore.frames since run_specs joins new parts from memory)
     _count(store.ResultStore, "frames" if hasattr(store.ResultStore, "frames") else "table",

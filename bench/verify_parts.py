@@ -101,6 +101,7 @@ def main(argv=None) -> int:
     _count(engine.SimulationResult, "to_frame", "to_frame")
     if hasattr(executors, "batch_frame"):
         _count(executors, "batch_frame", "batch_frame")
+    _count(measure, "summarize", "rates summarize")
     _count(store.ResultStore, "write", "store.write")
     # the parts read back (ResultStore.frames since run_specs joins new parts from memory)
     _count(store.ResultStore, "frames" if hasattr(store.ResultStore, "frames") else "table",

@@ -174,6 +174,67 @@ def test_summarize_averages_recorded_iterates_of_one_run():
     assert v.shape == (2, 1)
 
 
+def _summarize_by_groups(table):
+    """rates.measure.summarize as it was first written (a groupby, then scalar lookups per
+    run): the reference its one-sort form must equal."""
+    rows = []
+    for run_id, g in table.groupby("run_id", sort=False):
+        g = g.sort_values("t")
+        T = int(g["iterations"].iloc[0])
+        K = int(g["K"].iloc[0])
+        d_at = g["diverged_at"].iloc[0]
+        diverged = bool(pd.notna(d_at) and int(d_at) >= 0)
+        rec = g[(g["t"] >= 1) & (g["t"] <= T)]
+        gn = rec["grad_norm_sq"].to_numpy()
+        if diverged or len(gn) == 0:
+            avg = final = tail = np.nan
+        else:
+            avg = float(gn.mean())
+            final = float(gn[-1])
+            tail = float(gn[-max(1, len(gn) // 10):].mean())
+        floats_y = g["floats_y_total"].iloc[0] if "floats_y_total" in g else 0
+        rows.append({"run_id": run_id, "config_hash": g["config_hash"].iloc[0],
+                     "algorithm": g["algorithm"].iloc[0], "T": T, "K": K,
+                     "d": int(g["d"].iloc[0]), "d_g": int(g["d_g"].iloc[0]),
+                     "seed": int(g["seed"].iloc[0]),
+                     "eta": float(g["eta"].iloc[0]), "local_steps": int(g["local_steps"].iloc[0]),
+                     "avg_grad_sq": avg, "final_grad_sq": final, "tail_grad_sq": tail,
+                     "rounds": int(g["rounds_total"].iloc[0]),
+                     "floats_per_client": float(g["floats_sent_total"].iloc[0]) / K,
+                     "floats_x": int(g["floats_x_total"].iloc[0]) if "floats_x_total" in g else 0,
+                     "floats_y": int(floats_y) if pd.notna(floats_y) else 0,
+                     "diverged": diverged,
+                     "sweep": g["label_sweep"].iloc[0] if "label_sweep" in g else ""})
+    out = pd.DataFrame(rows)
+    return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
+
+
+@pytest.mark.parametrize("variant", ["as stored", "rows shuffled", "no sweep label"])
+def test_summarize_is_the_per_run_groupby_it_replaced(variant):
+    """summarize (one sort of the whole table, then numpy per run) gives the table of the
+    groupby form, bits and dtypes: runs of two sweeps and two sizes, a diverged run, rows in
+    any order, and a table without the sweep label."""
+    from fedcomp.runner import RunSpec, run_specs
+    from fedcomp.rates.measure import summarize
+    ctor = "fedcomp.problems.linear:LinearQuadratic.random"
+    specs = [RunSpec(ctor, {"num_clients": K, "dim": 3, "inner_dim": 2, "heterogeneity": 0.5,
+                            "noise": 0.3, "seed": 2},
+                     "feddro", {"iterations": T, "eta": eta, "beta": 0.2, "local_steps": 3,
+                                "record_every": 2}, seed=s, labels={"sweep": sw})
+             for sw, K, T, eta in (("T", 2, 40, 0.05), ("T", 2, 200, 0.05), ("K", 3, 40, 0.05),
+                                   ("K", 3, 120, 50.0))
+             for s in range(3)]
+    table = run_specs(specs, executor="inprocess", progress=False)
+    assert table["diverged_at"].notna().any()
+    if variant == "rows shuffled":
+        table = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    elif variant == "no sweep label":
+        table = table.drop(columns=["label_sweep"])
+    ref = _summarize_by_groups(table)
+    assert len(ref) == len(specs)
+    pd.testing.assert_frame_equal(summarize(table), ref, check_exact=True)
+
+
 def _synthetic_summary(Ts, Ks, seeds, noise, rng, a=1.0):
     rows = []
     for K in Ks:

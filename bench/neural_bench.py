@@ -1,7 +1,8 @@
 """Batched clients against the per-client loop, per iteration, on the papers' neural experiments.
 
     python bench/neural_bench.py [--device cpu|cuda|auto] [--iterations N] [--repeats R]
-                                 [--data-dir OMNIGLOT] [--only NAME ...] [--flops]
+                                 [--data-dir OMNIGLOT] [--only NAME ...] [--arms LABEL ...]
+                                 [--flops]
 
 For each experiment (the full configuration of ``fedcomp neural run NAME``: its model, clients,
 batch sizes; data from the offline packages) and each benchmarked arm, runs N iterations with the
@@ -88,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data-dir", default=os.environ.get("FEDCOMP_OMNIGLOT"),
                     help="Omniglot folder or folder of its zip archives")
     ap.add_argument("--only", nargs="*", default=None, help="experiments to run")
+    ap.add_argument("--arms", nargs="*", default=None, help="arms to run (labels)")
     ap.add_argument("--flops", action="store_true",
                     help="count each iteration's operations and bound the gain of batching")
     args = ap.parse_args(argv)
@@ -121,6 +123,8 @@ def main(argv=None) -> int:
             print(f"{name:<26} skipped: {exc}")
             continue
         for label in labels:
+            if args.arms and label not in args.arms:
+                continue
             arm = arms[label]
             # the same computation first: one iteration each way, models compared
             _, a = _time(arm, 1, True, 0)

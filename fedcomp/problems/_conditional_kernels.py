@@ -401,4 +401,5 @@ def phi_value_grad(data, x, out):
 
 @nb.njit(cache=True)
 def phi_grad(data, x, out):
+    """out = grad Phi(x) (phi_value_grad's vector: the value costs nothing more)."""
     phi_value_grad(data, x, out)

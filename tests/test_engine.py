@@ -160,9 +160,10 @@ def test_phi_value_grad_is_phi_value_and_phi_grad(case, without_oracle):
     own (RobustFL and KL-DRO: one pass over the data for both; AUC: g(x) and alpha*(g(x)) once;
     the conditional problem: one client_value_grad per client) return phi_value's number and
     phi_grad's vector bit for bit, and a run recorded through the engine's pasted default
-    (phi_grad, then phi_value) records the same metrics bit for bit. The conditional problem's
-    phi_grad calls its phi_value_grad, so there the vector is compared with the sum over the
-    clients written here."""
+    (phi_grad, then phi_value) records the same metrics bit for bit. These problems' phi_grad
+    calls their phi_value_grad (the vector's own tests are each problem's gradient checks); for
+    the conditional problem the vector is also compared with the sum over the clients written
+    here."""
     from fedcomp.problems import KLDRO, AUCMinimax, InvariantLogistic, RobustFL
     cls, kw, alg, hyper = {
         "robust-fl/comfedl": (RobustFL, dict(sizes=(40, 9, 17), dim=5, seed=3), "comfedl",

@@ -395,12 +395,17 @@ def phi_value(data, x):
 
 
 @nb.njit(cache=True)
-def _phi_grad_at(data, x, u, a, out):
-    """out = J_g(x)^T grad_u F(u, a) with u = g(x) and a = alpha*(u) given."""
+def phi_value_grad(data, x, out):
+    """out = grad Phi(x) = J_g(x)^T grad_u F(g(x), alpha*(g(x))), J_g the mean of the clients';
+    returns Phi(x). g(x) and alpha*(g(x)) are computed once for both."""
     d = x.shape[0]
     K = data[2].shape[0] - 1
+    u = np.empty(d)
     v = np.empty(d)
     tmp = np.empty(d)
+    a = np.empty(1)
+    g_mean(data, x, u)
+    dual_opt(data, u, a)
     _minimax_grad_u(data, u, a[0], v)
     for j in range(d):
         out[j] = 0.0
@@ -412,25 +417,10 @@ def _phi_grad_at(data, x, u, a, out):
             out[j] += tmp[j]
     for j in range(d):
         out[j] /= K
+    return minimax_value(data, u, a)
 
 
 @nb.njit(cache=True)
 def phi_grad(data, x, out):
-    """grad Phi(x) = J_g(x)^T grad_u F(g(x), alpha*(g(x))), J_g the mean of the clients'."""
-    u = np.empty(x.shape[0])
-    a = np.empty(1)
-    g_mean(data, x, u)
-    dual_opt(data, u, a)
-    _phi_grad_at(data, x, u, a, out)
-
-
-@nb.njit(cache=True)
-def phi_value_grad(data, x, out):
-    """out = grad Phi(x); returns Phi(x): g(x) and alpha*(g(x)) computed once for both (the
-    numbers of phi_grad and phi_value)."""
-    u = np.empty(x.shape[0])
-    a = np.empty(1)
-    g_mean(data, x, u)
-    dual_opt(data, u, a)
-    _phi_grad_at(data, x, u, a, out)
-    return minimax_value(data, u, a)
+    """out = grad Phi(x) (phi_value_grad's vector)."""
+    phi_value_grad(data, x, out)

@@ -114,17 +114,12 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
         codes_s = codes[order]
         starts = np.flatnonzero(np.r_[True, codes_s[1:] != codes_s[:-1]])
         ends = np.r_[starts[1:], len(order)]
-        first = table.iloc[order[starts]]
         gn_all = table["grad_norm_sq"].to_numpy()
-        col = {c: first[c].tolist() for c in (
-            "run_id", "config_hash", "algorithm", "iterations", "K", "d", "d_g", "seed", "eta",
-            "local_steps", "rounds_total", "floats_sent_total", "diverged_at",
-            "floats_x_total", "floats_y_total", "label_sweep") if c in first}
-        for i, (lo, hi) in enumerate(zip(starts, ends)):
+        for lo, hi, f in zip(starts, ends, table.iloc[order[starts]].to_dict("records")):
             seg = order[lo:hi]
-            T = int(col["iterations"][i])
-            K = int(col["K"][i])
-            d_at = col["diverged_at"][i]
+            T = int(f["iterations"])
+            K = int(f["K"])
+            d_at = f["diverged_at"]
             diverged = bool(pd.notna(d_at) and int(d_at) >= 0)  # null (or -1 in old tables)
             tt = t_all[seg]
             gn = gn_all[seg][(tt >= 1) & (tt <= T)]
@@ -134,20 +129,17 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
                 avg = float(gn.mean())
                 final = float(gn[-1])
                 tail = float(gn[-max(1, len(gn) // 10):].mean())
-            floats_y = col["floats_y_total"][i] if "floats_y_total" in col else 0
-            rows.append({"run_id": col["run_id"][i], "config_hash": col["config_hash"][i],
-                         "algorithm": col["algorithm"][i], "T": T, "K": K,
-                         "d": int(col["d"][i]), "d_g": int(col["d_g"][i]),
-                         "seed": int(col["seed"][i]),
-                         "eta": float(col["eta"][i]), "local_steps": int(col["local_steps"][i]),
+            floats_y = f.get("floats_y_total", 0)
+            rows.append({"run_id": f["run_id"], "config_hash": f["config_hash"],
+                         "algorithm": f["algorithm"], "T": T, "K": K,
+                         "d": int(f["d"]), "d_g": int(f["d_g"]), "seed": int(f["seed"]),
+                         "eta": float(f["eta"]), "local_steps": int(f["local_steps"]),
                          "avg_grad_sq": avg, "final_grad_sq": final, "tail_grad_sq": tail,
-                         "rounds": int(col["rounds_total"][i]),
-                         "floats_per_client": float(col["floats_sent_total"][i]) / K,
-                         "floats_x": (int(col["floats_x_total"][i]) if "floats_x_total" in col
-                                      else 0),
+                         "rounds": int(f["rounds_total"]),
+                         "floats_per_client": float(f["floats_sent_total"]) / K,
+                         "floats_x": int(f.get("floats_x_total", 0)),
                          "floats_y": int(floats_y) if pd.notna(floats_y) else 0,
-                         "diverged": diverged,
-                         "sweep": col["label_sweep"][i] if "label_sweep" in col else ""})
+                         "diverged": diverged, "sweep": f.get("label_sweep", "")})
     out = pd.DataFrame(rows)
     return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
 

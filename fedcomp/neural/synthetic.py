@@ -109,9 +109,10 @@ class InvariantLogisticTorch:
         def as_t(a):
             return torch.as_tensor(a, dtype=dtype, device=device)
 
-        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w = problem.data[:7]
+        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w, pl_f = problem.data
         self.W, self.Mu = as_t(Wt), as_t(Mu)
-        self.gh_t, self.gh_w, self.pl_z, self.pl_w = map(as_t, (gh_t, gh_w, pl_z, pl_w))
+        self.gh_t, self.gh_w, self.pl_z, self.pl_w, self.pl_f = map(
+            as_t, (gh_t, gh_w, pl_z, pl_w, pl_f))
         self.s1, self.lam, self.gam = problem.sigma1, problem.lam, problem.gamma
         self.outer_batch = problem.outer_batch
         self.num_clients, self.dim, self.inner_dim = problem.num_clients, problem.dim, 1
@@ -140,9 +141,8 @@ class InvariantLogisticTorch:
         c = 1.0 / (math.sqrt(2.0 * math.pi) * sd)
         gp = c * torch.exp(-0.5 * ((z - mean) / sd) ** 2)
         gm = c * torch.exp(-0.5 * ((z + mean) / sd) ** 2)
-        e = torch.exp(-z)
-        B = self._cdf(mean / sd) + (w * (gm - gp) * (e / (1.0 + e))).sum()
-        C = (w * (gp + gm) * (e / ((1.0 + e) * (1.0 + e)))).sum()
+        B = self._cdf(mean / sd) + (w * (gm - gp) * self.pl_f[1]).sum()
+        C = (w * (gp + gm) * self.pl_f[2]).sum()
         return B, C
 
     def _exact_grad(self, k, x):

@@ -44,6 +44,37 @@ def test_panel_factors_are_the_remainders_at_the_nodes(het):
                                rtol=4e-16, atol=0)
 
 
+def test_repeated_clients_are_evaluated_once_with_the_same_numbers():
+    """data[8] (first_equal_rows) names each client's first bit-for-bit equal client, and the
+    exact measures reuse that client's Phi_k and grad Phi_k: the same numbers, bit for bit, as a
+    pass over every client summed in client order (written here). Rows equal up to the sign of a
+    zero count as equal (the homogeneous synthetic instance's feature means are 0 * z, zeros of
+    both signs), and give the same sums."""
+    rng = np.random.default_rng(5)
+    wa, wb = rng.standard_normal(4), rng.standard_normal(4)
+    ma, mb = np.array([0.0, 0.5, -0.2, 0.1]), np.array([-0.0, 0.5, -0.2, 0.1])
+    W = np.array([wa, wb, wa, wa, wb, wa])
+    Mu = np.array([ma, ma, ma, mb, ma, ma])
+    p = InvariantLogistic(W, Mu, inner_batch=3)
+    np.testing.assert_array_equal(p.data[8], [0, 1, 0, 0, 1, 0])
+    assert np.signbit(Mu[3, 0]) and not np.signbit(Mu[0, 0])
+    same = InvariantLogistic.synthetic(num_clients=5, dim=4)
+    np.testing.assert_array_equal(same.data[8], [0, 0, 0, 0, 0])
+    for prob in (p, same):
+        km, K = prob.kernel_module, prob.num_clients
+        for x in rng.standard_normal((3, 4)) * np.array([[0.3], [2.0], [6.0]]):
+            s, ref, gk, hg = 0.0, np.zeros(4), np.empty(4), np.empty(4)
+            for k in range(K):
+                s += km.client_value_grad(prob.data, k, x, 0.0, gk)
+                ref += gk / K
+            km.h_grad(prob.data, 0, x, np.uint64(0), True, hg)
+            ref += hg
+            g = np.empty(4)
+            value = km.phi_value_grad(prob.data, x, g)
+            assert value == s / K + km.h_value(prob.data, x) == km.phi_value(prob.data, x)
+            np.testing.assert_array_equal(g, ref)
+
+
 def test_exact_gradient_matches_finite_differences(het):
     rng = np.random.default_rng(0)
     for scale in (0.3, 3.0):

@@ -109,7 +109,7 @@ class InvariantLogisticTorch:
         def as_t(a):
             return torch.as_tensor(a, dtype=dtype, device=device)
 
-        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w, pl_f = problem.data
+        Wt, Mu, _, gh_t, gh_w, pl_z, pl_w, pl_f = problem.data[:8]
         self.W, self.Mu = as_t(Wt), as_t(Mu)
         self.gh_t, self.gh_w, self.pl_z, self.pl_w, self.pl_f = map(
             as_t, (gh_t, gh_w, pl_z, pl_w, pl_f))

@@ -1,13 +1,17 @@
 """Kernels of :class:`fedcomp.problems.InvariantLogistic` (FCSG paper, problem (1), section 5.1).
 
-data = (Wt (K, d) teachers, Mu (K, d) feature means, params, gh_t, gh_w, pl_z, pl_w, pl_f)
+data = (Wt (K, d) teachers, Mu (K, d) feature means, params, gh_t, gh_w, pl_z, pl_w, pl_f, first)
 
 params = [sigma1, sigma2, lam, gam, m (inner batch), b (outer batch)]; gh_t, gh_w: probabilists'
 Gauss-Hermite nodes and weights (weights sum to 1); pl_z, pl_w: composite Gauss-Legendre nodes and
 weights on [0, 40] (see :func:`logistic_normal`); pl_f (3, nodes): the remainders
 log1p(e^-z), e^-z / (1 + e^-z), e^-z / (1 + e^-z)^2 at those nodes (:func:`panel_factors`: they
 do not depend on the Gaussian's mean and deviation, so each is computed once per problem, not at
-every evaluation).
+every evaluation); first (K,) int64: first[k] is the smallest j whose rows Wt[j], Mu[j] equal
+client k's (:func:`first_equal_rows`), so that the exact measures evaluate each
+distinct client once (section 5.1's clients are all the same client) and give the numbers a pass
+over every client gives, bit for bit: equal rows give equal Phi_k and grad Phi_k, which are then
+summed in the same order.
 
 The model of client k (Wu et al., section 5.1, after Hu et al. 2020):
 
@@ -370,28 +374,76 @@ def g_mean(data, x, out):
 # --- exact measures ------------------------------------------------------------------------------
 
 @nb.njit(cache=True)
+def first_equal_rows(W, Mu):
+    """first (K,): first[k] = the smallest j <= k with W[j] == W[k] and Mu[j] == Mu[k] entry by
+    entry. Equal as numbers, not bit for bit: a zero feature mean may carry either sign (the
+    homogeneous ``synthetic`` instance's are 0 * z), and client_value_grad uses W[k] and Mu[k]
+    only in products summed into accumulators that start at +0.0 and in products
+    with other terms, so signed zeros change at most the sign of a zero output entry, which the
+    sum over clients (an accumulator that starts at +0.0, to which adding -0.0 changes nothing)
+    does not see (tests/test_fcsg.py checks both signs). Once per problem: O(K d) comparisons when
+    the clients are all the same, O(K^2) (each stops at the first differing entry) when all
+    differ."""
+    K, d = W.shape
+    first = np.empty(K, dtype=np.int64)
+    for k in range(K):
+        first[k] = k
+        for j in range(k):
+            if first[j] != j:
+                continue
+            same = True
+            for i in range(d):
+                if W[k, i] != W[j, i] or Mu[k, i] != Mu[j, i]:
+                    same = False
+                    break
+            if same:
+                first[k] = j
+                break
+    return first
+
+
+@nb.njit(cache=True)
+def _clients_value_grad(data, x, vals, G):
+    """vals[k] = Phi_k(x) - h(x), G[k] = its gradient, each distinct client computed once
+    (data[8], module docstring)."""
+    first = data[8]
+    for k in range(vals.shape[0]):
+        j = first[k]
+        if j == k:
+            vals[k] = client_value_grad(data, k, x, 0.0, G[k])
+        else:
+            vals[k] = vals[j]
+            for i in range(x.shape[0]):
+                G[k, i] = G[j, i]
+
+
+@nb.njit(cache=True)
 def phi_value(data, x):
     K = data[0].shape[0]
-    g = np.empty(x.shape[0])
+    vals = np.empty(K)
+    G = np.empty((K, x.shape[0]))
+    _clients_value_grad(data, x, vals, G)
     s = 0.0
     for k in range(K):
-        s += client_value_grad(data, k, x, 0.0, g)
+        s += vals[k]
     return s / K + h_value(data, x)
 
 
 @nb.njit(cache=True)
 def phi_value_grad(data, x, out):
-    """out = grad Phi(x); returns Phi(x): one client_value_grad per client for both (the
+    """out = grad Phi(x); returns Phi(x): one client_value_grad per distinct client for both (the
     numbers of phi_grad and phi_value, which each make that pass)."""
     K, d = data[0].shape
-    g = np.empty(d)
+    vals = np.empty(K)
+    G = np.empty((K, d))
+    _clients_value_grad(data, x, vals, G)
     for j in range(d):
         out[j] = 0.0
     s = 0.0
     for k in range(K):
-        s += client_value_grad(data, k, x, 0.0, g)
+        s += vals[k]
         for j in range(d):
-            out[j] += g[j] / K
+            out[j] += G[k, j] / K
     lam, gam = data[2][2], data[2][3]
     for j in range(d):
         q = 1.0 + gam * x[j] * x[j]

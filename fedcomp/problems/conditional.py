@@ -62,9 +62,10 @@ def _quadrature_tables():
 
 def _data(W, Mu, params) -> tuple:
     """The kernels' data tuple (layout: :mod:`fedcomp.problems._conditional_kernels`)."""
-    from fedcomp.problems._conditional_kernels import panel_factors
+    from fedcomp.problems._conditional_kernels import first_equal_rows, panel_factors
     gh_t, gh_w, pl_z, pl_w = _quadrature_tables()
-    return (W, Mu, params, gh_t, gh_w, pl_z, pl_w, panel_factors(pl_z))
+    W, Mu = np.ascontiguousarray(W), np.ascontiguousarray(Mu)
+    return (W, Mu, params, gh_t, gh_w, pl_z, pl_w, panel_factors(pl_z), first_equal_rows(W, Mu))
 
 
 class InvariantLogistic(Problem):

@@ -378,10 +378,10 @@ def first_equal_rows(W, Mu):
     """first (K,): first[k] = the smallest j <= k with W[j] == W[k] and Mu[j] == Mu[k] entry by
     entry. Equal as numbers, not bit for bit: a zero feature mean may carry either sign (the
     homogeneous ``synthetic`` instance's are 0 * z), and client_value_grad uses W[k] and Mu[k]
-    only in products summed into accumulators that start at +0.0 and in products
-    with other terms, so signed zeros change at most the sign of a zero output entry, which the
-    sum over clients (an accumulator that starts at +0.0, to which adding -0.0 changes nothing)
-    does not see (tests/test_fcsg.py checks both signs). Once per problem: O(K d) comparisons when
+    only in products, which it sums or combines with other terms and never divides by, so a zero's
+    sign changes at most the sign of a zero output, which the sum over clients does not see (its
+    accumulator starts at +0.0, and adding -0.0 to a number changes nothing; tests/test_fcsg.py
+    checks both signs). Once per problem: O(K d) comparisons when
     the clients are all the same, O(K^2) (each stops at the first differing entry) when all
     differ."""
     K, d = W.shape

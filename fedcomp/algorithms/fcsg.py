@@ -32,8 +32,10 @@ all clients (same order, same keys):
   and ``g1``, ``g0`` (Acc-FCSG-M), the estimator (3) at x_t and at x_{t-1};
 * schedule, every q iterations: FCSG averages x (ledger slot "x", d floats per client); FCSG-M and
   Acc-FCSG-M average x and u (slots "x" and "u"); one model round;
-* oracles: ``cond_grad`` (estimator (3) with the problem's outer batch b) and ``cond_grad_b``
-  (B outer samples, the initialisation), both of :mod:`fedcomp.problems._conditional_kernels`;
+* oracles: ``cond_grad`` (estimator (3) with the problem's outer batch b), ``cond_grad2``
+  (Acc-FCSG-M: the same at x_t and x_{t-1} on one draw of the samples; the protocol's default is
+  two ``cond_grad`` calls, the same numbers) and ``cond_grad_b`` (B outer samples, the
+  initialisation), all of :mod:`fedcomp.problems._conditional_kernels`;
   the torch steps call them through ``p`` (the torch form of
   :class:`fedcomp.problems.InvariantLogistic`, or the neural ConditionalAUPRC and MAMLProblem,
   whose ``cond_grad_b`` takes B outer samples / tasks).
@@ -53,7 +55,7 @@ Readings (the boxes leave them open):
 """
 from fedcomp.algorithms._common import copy_into, moving_average
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
-from fedcomp.algorithms.oracles import cond_grad, cond_grad_b
+from fedcomp.algorithms.oracles import cond_grad, cond_grad2, cond_grad_b
 from fedcomp.algorithms.spec import Average, ModelRound, State, Steps
 from fedcomp.rng import sample_key
 
@@ -95,9 +97,7 @@ def accfcsgm_client(data, k, t, x, u, x_prev, g1, g0, eta, beta, base, exact):
     # Algorithm 2 line 14, the same samples S_t at x_t and at x_prev = x_{t-1}, the point at
     # which u_t was formed
     if t > 0:
-        key = sample_key(base, k, t, 0)
-        cond_grad(data, k, x, key, exact, g1)
-        cond_grad(data, k, x_prev, key, exact, g0)
+        cond_grad2(data, k, x, x_prev, sample_key(base, k, t, 0), exact, g1, g0)
         for j in range(x.shape[0]):
             u[j] = g1[j] + (1.0 - beta) * (u[j] - g0[j])
     copy_into(x_prev, x)

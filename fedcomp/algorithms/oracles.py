@@ -47,8 +47,11 @@ cond_grad = _placeholder("cond_grad")      # (data, k, x, key, exact, out): out 
 cond_grad_b = _placeholder("cond_grad_b")  # (data, k, x, key, exact, nb, out): nb outer samples
 cond_value_b = _placeholder("cond_value_b")  # (data, k, x, key, exact, nb): the estimator (3)
 cond_draw = _placeholder("cond_draw")      # (data, k, key, i, a, etabar): outer sample i -> b
+# (data, k, x1, x2, key, exact, out1, out2): cond_grad at x1 and x2 on the same samples
+# (optional: engine.defaults calls cond_grad twice)
+cond_grad2 = _placeholder("cond_grad2")
 
-PROTOCOL += ("cond_grad", "cond_grad_b", "cond_value_b", "cond_draw")
+PROTOCOL += ("cond_grad", "cond_grad_b", "cond_value_b", "cond_draw", "cond_grad2")
 
 # local-inner problems: ComFedL (1) and its FL baselines (fedcomp.problems._robustfl_kernels)
 g_value_b = _placeholder("g_value_b")        # (data, k, x, key, exact, nb, out): |B| = nb

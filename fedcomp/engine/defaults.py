@@ -34,5 +34,14 @@ def phi_value_grad(data, x, out):
     return phi_value(data, x)
 
 
+def cond_grad2(data, k, x1, x2, key, exact, out1, out2):
+    """out1, out2 = the gradient of the conditional estimator (FCSG paper (3)) at x1 and at x2 on
+    the same samples (Acc-FCSG-M, Algorithm 2 line 14). The default calls ``cond_grad`` twice
+    with the same key, which draws the samples twice; a problem can draw them once
+    (InvariantLogistic does)."""
+    cond_grad(data, k, x1, key, exact, out1)
+    cond_grad(data, k, x2, key, exact, out2)
+
+
 #: names pasted when the problem's kernel module lacks them, in this order
-OPTIONAL = (g_value2, outer_grads, phi_value_grad)
+OPTIONAL = (g_value2, outer_grads, phi_value_grad, cond_grad2)

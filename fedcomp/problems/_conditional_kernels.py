@@ -52,6 +52,9 @@ Extra oracles (beyond the protocol of :mod:`fedcomp.problems.base`)::
                                                  . x) + grad h(x): the gradient of estimator (3)
                                                  with nb outer samples (exact: grad Phi_k(x))
     cond_grad(data, k, x, key, exact, out)       the same with the problem's outer batch b
+    cond_grad2(data, k, x1, x2, key, exact, out1, out2)
+                                                 cond_grad at two points on one draw of the
+                                                 samples (the protocol's optional oracle)
     cond_value_b(data, k, x, key, exact, nb)     the estimator (3) itself (plus h)
     client_value_grad(data, k, x, tau2, out)     exact Phi_k (tau2 = 0) or Phi_{k,m}, and gradient
     h_value(data, x)                             the regulariser
@@ -283,6 +286,43 @@ def cond_grad_b(data, k, x, key, exact, nb_, out):
 @nb.njit(cache=True)
 def cond_grad(data, k, x, key, exact, out):
     cond_grad_b(data, k, x, key, exact, np.int64(data[2][5]), out)
+
+
+@nb.njit(cache=True)
+def cond_grad2(data, k, x1, x2, key, exact, out1, out2):
+    """cond_grad at x1 (out1) and at x2 (out2) with the same key, each outer sample drawn once
+    for both points: the numbers of two cond_grad calls, bit for bit (the same operations per
+    point in the same order; tests/test_fcsg.py)."""
+    if exact:
+        cond_grad(data, k, x1, key, exact, out1)
+        cond_grad(data, k, x2, key, exact, out2)
+        return
+    params = data[2]
+    nb_ = np.int64(params[5])
+    d = x1.shape[0]
+    for j in range(d):
+        out1[j] = 0.0
+        out2[j] = 0.0
+    a = np.empty(d)
+    e = np.empty(d)
+    for i in range(nb_):
+        b = _draw(data, k, key, i, a, e)
+        y1 = 0.0
+        y2 = 0.0
+        for j in range(d):
+            y1 += e[j] * x1[j]
+            y2 += e[j] * x2[j]
+        fp1 = -b * _sigmoid(-b * y1) / nb_
+        fp2 = -b * _sigmoid(-b * y2) / nb_
+        for j in range(d):
+            out1[j] += fp1 * e[j]
+            out2[j] += fp2 * e[j]
+    lam, gam = params[2], params[3]
+    for j in range(d):
+        q1 = 1.0 + gam * x1[j] * x1[j]
+        out1[j] += lam * 2.0 * gam * x1[j] / (q1 * q1)
+        q2 = 1.0 + gam * x2[j] * x2[j]
+        out2[j] += lam * 2.0 * gam * x2[j] / (q2 * q2)
 
 
 @nb.njit(cache=True)

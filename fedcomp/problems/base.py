@@ -40,6 +40,10 @@ Optional (the engine pastes a default built from the oracles above when the modu
                                              recorded metrics). Default: phi_grad, then
                                              phi_value (a problem can share their pass over its
                                              data).
+    cond_grad2(data, k, x1, x2, key, exact, out1, out2)
+                                             conditional problems: cond_grad at x1 and at x2 on
+                                             the same samples (Acc-FCSG-M). Default: two
+                                             cond_grad calls with the same key.
 
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share

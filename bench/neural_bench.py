@@ -2,7 +2,7 @@
 
     python bench/neural_bench.py [--device cpu|cuda|auto] [--iterations N] [--repeats R]
                                  [--data-dir OMNIGLOT] [--only NAME ...] [--arms LABEL ...]
-                                 [--flops]
+                                 [--flops] [--ulp]
 
 For each experiment (the full configuration of ``fedcomp neural run NAME``: its model, clients,
 batch sizes; data from the offline packages) and each benchmarked arm, runs N iterations with the
@@ -22,10 +22,17 @@ double backward included, counted in the per-client mode), the rate each mode re
 length, so that both include the initialisation in the same share. An iteration cannot take less than its counted
 operations at that rate, so per-client seconds / that time ("max gain") bounds the gain of any
 batched form on this device.
+
+``--ulp`` adds how sensitive one iteration is: the per-client mode run again from the starting
+model moved by one unit in the last place (``torch.nextafter`` towards +inf, every entry), and
+the largest change of the model after one iteration. Where it is of the size of "max |dx|", the
+two modes' difference is that sensitivity (the sums of a convolution in another order are a
+perturbation of that size), not a different computation.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import statistics
@@ -92,6 +99,9 @@ def main(argv=None) -> int:
     ap.add_argument("--arms", nargs="*", default=None, help="arms to run (labels)")
     ap.add_argument("--flops", action="store_true",
                     help="count each iteration's operations and bound the gain of batching")
+    ap.add_argument("--ulp", action="store_true",
+                    help="also the per-client model's change after one iteration when the "
+                         "start moves by one ulp")
     args = ap.parse_args(argv)
     import torch
 
@@ -112,7 +122,8 @@ def main(argv=None) -> int:
               "GFLOP/s")
     print(f"{'experiment':<26} {'arm':<18} {'per-client s/it':>15} {'batched s/it':>13} "
           f"{'ratio':>6} {'max |dx| after 1 it':>20}  default"
-          + ("  GFLOP/it  GFLOP/s per-client, batched  % of mm  max gain" if peak else ""))
+          + ("  GFLOP/it  GFLOP/s per-client, batched  % of mm  max gain" if peak else "")
+          + ("  start moved 1 ulp: max |dx|" if args.ulp else ""))
     for name, labels in ARMS.items():
         if args.only and name not in args.only:
             continue
@@ -130,6 +141,11 @@ def main(argv=None) -> int:
             _, a = _time(arm, 1, True, 0)
             _, b = _time(arm, 1, False, 0)
             dx = float((a.state.X - b.state.X).abs().max())
+            if args.ulp:
+                x0 = arm.x0 if arm.x0 is not None else arm.problem.model.initial_vector()
+                moved = dataclasses.replace(arm, x0=torch.nextafter(
+                    x0, torch.full_like(x0, float("inf"))))
+                dxu = float((_time(moved, 1, False, 0)[1].state.X - b.state.X).abs().max())
             per, bat = [], []
             for r in range(args.repeats):
                 per.append(_time(arm, args.iterations, False, 1 + r)[0])
@@ -142,6 +158,8 @@ def main(argv=None) -> int:
                 extra = (f"  {flops / 1e9:>8.2f}  {flops / mp / 1e9:>9.1f}, "
                          f"{flops / mb / 1e9:<13.1f}  {100 * flops / mp / peak:>7.0f}  "
                          f"{mp / (flops / peak):>8.2f}")
+            if args.ulp:
+                extra += f"  {dxu:>28.2e}"
             print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
                   f"{dx:>20.2e}  {auto}{extra}", flush=True)
     return 0

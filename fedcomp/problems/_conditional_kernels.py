@@ -180,6 +180,27 @@ def h_grad(data, k, x, key, exact, out):
         out[j] = lam * 2.0 * gam * x[j] / (q * q)
 
 
+@nb.njit(cache=True, inline="always")
+def _add_h_grad(params, x, out):
+    """out += grad h(x), entry by entry as h_grad computes it."""
+    lam, gam = params[2], params[3]
+    for j in range(x.shape[0]):
+        q = 1.0 + gam * x[j] * x[j]
+        out[j] += lam * 2.0 * gam * x[j] / (q * q)
+
+
+@nb.njit(cache=True, inline="always")
+def _add_sample_grad(e, b, x, nb_, out):
+    """out += grad f_xi(etabar . x) / nb_ = (-b sigmoid(-b etabar . x) / nb_) etabar for one outer
+    sample (inner mean etabar = e, label b): estimator (3)'s gradient, one sample's share."""
+    y = 0.0
+    for j in range(x.shape[0]):
+        y += e[j] * x[j]
+    fp = -b * _sigmoid(-b * y) / nb_
+    for j in range(x.shape[0]):
+        out[j] += fp * e[j]
+
+
 @nb.njit(cache=True)
 def client_value_grad(data, k, x, tau2, out):
     """Phi_k(x) - h(x) with extra inner variance tau2 (0: the exact objective); out <- gradient."""
@@ -271,16 +292,8 @@ def cond_grad_b(data, k, x, key, exact, nb_, out):
         e = np.empty(d)
         for i in range(nb_):
             b = _draw(data, k, key, i, a, e)
-            y = 0.0
-            for j in range(d):
-                y += e[j] * x[j]
-            fp = -b * _sigmoid(-b * y) / nb_
-            for j in range(d):
-                out[j] += fp * e[j]
-    lam, gam = params[2], params[3]
-    for j in range(d):
-        q = 1.0 + gam * x[j] * x[j]
-        out[j] += lam * 2.0 * gam * x[j] / (q * q)
+            _add_sample_grad(e, b, x, nb_, out)
+    _add_h_grad(params, x, out)
 
 
 @nb.njit(cache=True)
@@ -307,22 +320,10 @@ def cond_grad2(data, k, x1, x2, key, exact, out1, out2):
     e = np.empty(d)
     for i in range(nb_):
         b = _draw(data, k, key, i, a, e)
-        y1 = 0.0
-        y2 = 0.0
-        for j in range(d):
-            y1 += e[j] * x1[j]
-            y2 += e[j] * x2[j]
-        fp1 = -b * _sigmoid(-b * y1) / nb_
-        fp2 = -b * _sigmoid(-b * y2) / nb_
-        for j in range(d):
-            out1[j] += fp1 * e[j]
-            out2[j] += fp2 * e[j]
-    lam, gam = params[2], params[3]
-    for j in range(d):
-        q1 = 1.0 + gam * x1[j] * x1[j]
-        out1[j] += lam * 2.0 * gam * x1[j] / (q1 * q1)
-        q2 = 1.0 + gam * x2[j] * x2[j]
-        out2[j] += lam * 2.0 * gam * x2[j] / (q2 * q2)
+        _add_sample_grad(e, b, x1, nb_, out1)
+        _add_sample_grad(e, b, x2, nb_, out2)
+    _add_h_grad(params, x1, out1)
+    _add_h_grad(params, x2, out2)
 
 
 @nb.njit(cache=True)
@@ -484,10 +485,7 @@ def phi_value_grad(data, x, out):
         s += vals[k]
         for j in range(d):
             out[j] += G[k, j] / K
-    lam, gam = data[2][2], data[2][3]
-    for j in range(d):
-        q = 1.0 + gam * x[j] * x[j]
-        out[j] += lam * 2.0 * gam * x[j] / (q * q)
+    _add_h_grad(data[2], x, out)
     return s / K + h_value(data, x)
 
 

@@ -64,7 +64,6 @@ def _data(W, Mu, params) -> tuple:
     """The kernels' data tuple (layout: :mod:`fedcomp.problems._conditional_kernels`)."""
     from fedcomp.problems._conditional_kernels import first_equal_rows, panel_factors
     gh_t, gh_w, pl_z, pl_w = _quadrature_tables()
-    W, Mu = np.ascontiguousarray(W), np.ascontiguousarray(Mu)
     return (W, Mu, params, gh_t, gh_w, pl_z, pl_w, panel_factors(pl_z), first_equal_rows(W, Mu))
 
 

@@ -23,9 +23,10 @@ Steps and helpers are compiled with ``inline="always"``: a client step then beco
 code in the loop, without call boundaries whose argument passing and reference counting cost more
 than the arithmetic of small problems (bench/engine_bench.py, docs/bench.md).
 
-Optional oracles of the kernel protocol (``g_value2``, ``outer_grads``, ``phi_value_grad``) that
-a problem's kernel module does not define are pasted from :mod:`fedcomp.engine.defaults` (built
-from the required oracles); they are compiled only if a step or the loop calls them.
+Optional oracles of the kernel protocol (``g_value2``, ``outer_grads``, ``phi_value_grad``,
+``cond_grad2``) that a problem's kernel module does not define are pasted from
+:mod:`fedcomp.engine.defaults` (built from the required oracles); they are compiled only if a
+step or the loop calls them.
 
 Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 ``~/.cache/fedcomp``.

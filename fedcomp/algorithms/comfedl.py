@@ -34,7 +34,10 @@ Engine mapping and interpretations:
   at round boundaries; inside a round it is the mean over all K rows, not the paper's
   (1/m) sum over C_s: record with ``record_every`` a multiple of tau to measure the server
   models xbar_s of Theorems 1-2.
-* Samples: B = ``sample_key(base, k, t, 0)``, B~ = ``sample_key(base, k, t, 1)``.
+* Samples: B = ``sample_key(base, k, t, 0)``, B~ = ``sample_key(base, k, t, 1)``. The numba
+  step takes lines 8-12 from the protocol's ``comp_grad_b`` (by default ``g_value_b``,
+  ``f_grad_b``, ``g_vjp_b``; a problem may draw B once for the value and the Jacobian, with the
+  same numbers); the torch step from ``g_linearize_b`` and ``f_grad_b``.
 * ``clients_per_round = 0`` (default) means all K clients; other values must be integers in
   [1, K], ``batch`` and ``outer_batch`` integers >= 1 (a ValueError from the first step says so).
 * With ``stochastic=False`` every oracle is exact (full client data / population), whatever b.
@@ -47,7 +50,7 @@ import numba as nb
 import numpy as np
 
 from fedcomp.algorithms.base import Algorithm, HyperParam, register
-from fedcomp.algorithms.oracles import f_grad_b, g_value_b, g_vjp_b
+from fedcomp.algorithms.oracles import comp_grad_b
 from fedcomp.algorithms.spec import ModelRound, Server, State, Steps
 from fedcomp.rng import sample_key, uniform01
 
@@ -157,10 +160,8 @@ def comfedl_client(data, k, t, x, y, part, v, u, eta, batch, outer_batch, base, 
         return
     nb_in = np.int64(batch)
     nb_out = np.int64(outer_batch)
-    key_in = sample_key(base, k, t, 0)
-    g_value_b(data, k, x, key_in, exact, nb_in, y)
-    f_grad_b(data, k, y, sample_key(base, k, t, 1), exact, nb_out, v)
-    g_vjp_b(data, k, x, v, key_in, exact, nb_in, u)
+    comp_grad_b(data, k, x, sample_key(base, k, t, 0), sample_key(base, k, t, 1), exact, nb_in,
+                nb_out, y, v, u)
     for j in range(x.shape[0]):
         x[j] -= eta * u[j]
 

@@ -60,5 +60,9 @@ f_grad_b = _placeholder("f_grad_b")          # (data, k, y, key, exact, nb, out)
 loss_value_b = _placeholder("loss_value_b")  # (data, k, x, key, exact, nb) -> l_k(x; B)
 loss_grad_b = _placeholder("loss_grad_b")    # (data, k, x, key, exact, nb, out): grad l_k(x; B)
 client_weight = _placeholder("client_weight")  # (data, k) -> n_k / N
+# (data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u): y = g_k(x; B),
+# v = grad f_k(y; B~), u = grad g_k(x; B)^T v (optional: engine.defaults makes the three calls)
+comp_grad_b = _placeholder("comp_grad_b")
 
-PROTOCOL += ("g_value_b", "g_vjp_b", "f_grad_b", "loss_value_b", "loss_grad_b", "client_weight")
+PROTOCOL += ("g_value_b", "g_vjp_b", "f_grad_b", "loss_value_b", "loss_grad_b", "client_weight",
+             "comp_grad_b")

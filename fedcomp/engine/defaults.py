@@ -43,5 +43,15 @@ def cond_grad2(data, k, x1, x2, key, exact, out1, out2):
     cond_grad(data, k, x2, key, exact, out2)
 
 
+def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
+    """y = g_k(x; B), v = grad f_k(y; B~), u = grad g_k(x; B)^T v: a local-inner problem's
+    compositional gradient (ComFedL, Algorithm 1 lines 8-12), B of nb_in samples from key_in,
+    B~ of nb_out from key_out. The default calls ``g_value_b``, ``f_grad_b`` and ``g_vjp_b``,
+    which draws B twice; a problem can draw it once for both (MAMLQuadratic does)."""
+    g_value_b(data, k, x, key_in, exact, nb_in, y)
+    f_grad_b(data, k, y, key_out, exact, nb_out, v)
+    g_vjp_b(data, k, x, v, key_in, exact, nb_in, u)
+
+
 #: names pasted when the problem's kernel module lacks them, in this order
-OPTIONAL = (g_value2, outer_grads, phi_value_grad, cond_grad2)
+OPTIONAL = (g_value2, outer_grads, phi_value_grad, cond_grad2, comp_grad_b)

@@ -21,7 +21,8 @@ In fedcomp's notation (ComFedL's names in brackets):
   grad Phi(w) = (1/K) sum_k (I - alpha Sigma_k) grad f_k(w - alpha Sigma_k (w - theta_k)).
 
 Oracles: the protocol names plus the local-inner family's (documented in
-:mod:`fedcomp.problems._robustfl_kernels`); ``loss_value_b`` / ``loss_grad_b`` are the plain task
+:mod:`fedcomp.problems._robustfl_kernels`), and the optional ``comp_grad_b`` (ComFedL's direction
+with the support batch drawn once for the value and the Jacobian); ``loss_value_b`` / ``loss_grad_b`` are the plain task
 loss l_k(w) without adaptation (what FedAvg-type baselines minimise, as in ComFedL's Figure 4).
 The j-th sample of a batch is drawn from ``substream(key, j)`` (d + 1 normals), so one key gives one
 batch at every point.
@@ -53,6 +54,27 @@ def _draw(data, k, key, j, buf, a):
     return s + noise * buf[d]
 
 
+@nb.njit(cache=True, inline="always")
+def _add_sample_task_grad(a, s, w, out):
+    """out += (a.w - s) a for one sample (a, s); returns its residual r = a.w - s."""
+    r = -s
+    for i in range(w.shape[0]):
+        r += a[i] * w[i]
+    for i in range(w.shape[0]):
+        out[i] += r * a[i]
+    return r
+
+
+@nb.njit(cache=True, inline="always")
+def _add_sample_jtj(a, v, out):
+    """out += (a.v) a for one sample's a: its share of (1/|B|) sum a_j a_j^T v, before the mean."""
+    av = 0.0
+    for i in range(v.shape[0]):
+        av += a[i] * v[i]
+    for i in range(v.shape[0]):
+        out[i] += av * a[i]
+
+
 @nb.njit(cache=True)
 def _task_grad(data, k, w, key, exact, nb_, out):
     """out = grad l_k(w; B); returns l_k(w; B)."""
@@ -73,13 +95,8 @@ def _task_grad(data, k, w, key, exact, nb_, out):
         out[i] = 0.0
     val = 0.0
     for j in range(nb_):
-        s = _draw(data, k, key, j, buf, a)
-        r = -s
-        for i in range(d):
-            r += a[i] * w[i]
+        r = _add_sample_task_grad(a, _draw(data, k, key, j, buf, a), w, out)
         val += 0.5 * r * r
-        for i in range(d):
-            out[i] += r * a[i]
     for i in range(d):
         out[i] /= nb_
     return val / nb_
@@ -116,13 +133,41 @@ def g_vjp_b(data, k, x, v, key, exact, nb_, out):
         out[i] = 0.0
     for j in range(nb_):
         _draw(data, k, key, j, buf, a)
-        av = 0.0
-        for i in range(d):
-            av += a[i] * v[i]
-        for i in range(d):
-            out[i] += av * a[i]
+        _add_sample_jtj(a, v, out)
     for i in range(d):
         out[i] = v[i] - alpha * out[i] / nb_
+
+
+@nb.njit(cache=True)
+def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
+    """y = g_k(x; B), v = grad f_k(y; B~), u = grad g_k(x; B)^T v with the support batch B drawn
+    once and kept for the Jacobian: the numbers of g_value_b, f_grad_b and g_vjp_b called in turn,
+    bit for bit (the same operations per sample in the same order; tests/test_comfedl.py)."""
+    if exact:
+        g_value_b(data, k, x, key_in, exact, nb_in, y)
+        f_grad_b(data, k, y, key_out, exact, nb_out, v)
+        g_vjp_b(data, k, x, v, key_in, exact, nb_in, u)
+        return
+    alpha = data[2][0]
+    d = x.shape[0]
+    buf = np.empty(d + 1)
+    A = np.empty((nb_in, d))
+    for i in range(d):
+        y[i] = 0.0
+    for j in range(nb_in):
+        a = A[j]
+        _add_sample_task_grad(a, _draw(data, k, key_in, j, buf, a), x, y)
+    for i in range(d):
+        y[i] /= nb_in
+    for i in range(d):
+        y[i] = x[i] - alpha * y[i]
+    f_grad_b(data, k, y, key_out, exact, nb_out, v)
+    for i in range(d):
+        u[i] = 0.0
+    for j in range(nb_in):
+        _add_sample_jtj(A[j], v, u)
+    for i in range(d):
+        u[i] = v[i] - alpha * u[i] / nb_in
 
 
 @nb.njit(cache=True)

@@ -44,6 +44,11 @@ Optional (the engine pastes a default built from the oracles above when the modu
                                              conditional problems: cond_grad at x1 and at x2 on
                                              the same samples (Acc-FCSG-M). Default: two
                                              cond_grad calls with the same key.
+    comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u)
+                                             local-inner problems: y = g_k(x; B), v = grad
+                                             f_k(y; B~), u = grad g_k(x; B)^T v (ComFedL's
+                                             direction). Default: g_value_b, f_grad_b, g_vjp_b
+                                             (B drawn twice).
 
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share

@@ -22,8 +22,9 @@ In fedcomp's notation (ComFedL's names in brackets):
 
 Oracles: the protocol names plus the local-inner family's (documented in
 :mod:`fedcomp.problems._robustfl_kernels`), and the optional ``comp_grad_b`` (ComFedL's direction
-with the support batch drawn once for the value and the Jacobian); ``loss_value_b`` / ``loss_grad_b`` are the plain task
-loss l_k(w) without adaptation (what FedAvg-type baselines minimise, as in ComFedL's Figure 4).
+with the support batch drawn once for the value and the Jacobian); ``loss_value_b`` /
+``loss_grad_b`` are the plain task loss l_k(w) without adaptation (what FedAvg-type baselines
+minimise, as in ComFedL's Figure 4).
 The j-th sample of a batch is drawn from ``substream(key, j)`` (d + 1 normals), so one key gives one
 batch at every point.
 """

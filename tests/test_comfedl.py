@@ -171,6 +171,38 @@ def test_comp_grad_b_is_the_three_oracle_calls(gamma, without_oracle):
     assert runs[0].diverged_at is None and np.ptp(runs[0].grad_norm_sq) > 0.0
 
 
+def test_robust_fl_comp_grad_b_is_the_three_oracle_calls(without_oracle):
+    """RobustFL's comp_grad_b (the rows of B and their sigmoids kept from the value pass for the
+    gradient) gives the numbers of g_value_b, f_grad_b and g_vjp_b called in turn, bit for bit,
+    for batches below, at and above one four-sample block, sampled or exact; ComFedL runs through
+    it and through the pasted default record the same numbers."""
+    kw = dict(sizes=(40, 9, 17), dim=5, seed=3)
+    q = RobustFL.synthetic(**kw)
+    km = q.kernel_module
+    rng = np.random.default_rng(2)
+    for k in range(3):
+        for exact in (False, True):
+            for nb_in in (1, 3, 4, 5, 8, 13):
+                x = rng.standard_normal(5) * 0.5
+                ki, ko = np.uint64(11 + k + 7 * nb_in), np.uint64(23 + k)
+                y, v, u = np.empty(1), np.empty(1), np.empty(5)
+                km.comp_grad_b(q.data, k, x, ki, ko, exact, nb_in, 2, y, v, u)
+                ry, rv, ru = np.empty(1), np.empty(1), np.empty(5)
+                km.g_value_b(q.data, k, x, ki, exact, nb_in, ry)
+                km.f_grad_b(q.data, k, ry, ko, exact, 2, rv)
+                km.g_vjp_b(q.data, k, x, rv, ki, exact, nb_in, ru)
+                for a, b in ((y, ry), (v, rv), (u, ru)):
+                    np.testing.assert_array_equal(a, b)
+    other = without_oracle(RobustFL, "comp_grad_b").synthetic(**kw)
+    assert not hasattr(other.kernel_module, "comp_grad_b")
+    for b in (2, 6):
+        runs = [fedcomp.simulate(p, "comfedl", iterations=40, eta=0.05, local_steps=3, seed=2,
+                                 record_every=5, batch=b) for p in (q, other)]
+        for m in ("grad_norm_sq", "value", "consensus", "x_bar"):
+            np.testing.assert_array_equal(getattr(runs[0], m), getattr(runs[1], m))
+        assert runs[0].diverged_at is None and np.ptp(runs[0].grad_norm_sq) > 0.0
+
+
 def test_fedavg_weights_by_data_size(tiny_robust):
     p, feats, labs = tiny_robust
     eta, x0 = 0.3, np.array([0.2, 0.1])

@@ -24,6 +24,9 @@ with an explicit minibatch size ``nb`` (ComFedL's b for the inner map, b1 for th
     loss_grad_b(data, k, x, key, exact, nb, out)    baselines (FedAvg, q-FedAvg, DRFA) minimise:
                                                     here l_k = g_k, the client's logistic loss
     client_weight(data, k) -> float                 n_k / N (FedAvg's aggregation weight)
+    comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u)
+                                                    ComFedL's direction (the protocol's optional
+                                                    oracle), B's rows and sigmoids computed once
 
 A minibatch is ``nb`` rows of the client's data drawn uniformly with replacement from the key
 (``randint(key, j, n_k)`` for the j-th row); ``exact=True`` makes a full pass over the client's
@@ -40,7 +43,7 @@ import numba as nb
 import numpy as np
 
 from fedcomp.engine.dense import row_dot
-from fedcomp.engine.simd import div4, mul4, splat4
+from fedcomp.engine.simd import div4, lane4, make4, mul4, splat4
 from fedcomp.engine.vmath import sigmoid4, softplus_sigmoid4
 from fedcomp.problems._logistic import (add_block, add_lanes, add_row, batch_len, batch_row,
                                         block_margins, sigmoid, slopes4, softplus)
@@ -108,6 +111,68 @@ def g_value_b(data, k, x, key, exact, nb_, out):
 @nb.njit(cache=True)
 def g_vjp_b(data, k, x, v, key, exact, nb_, out):
     _loss_grad(data, k, x, v[0], key, exact, nb_, out)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
+    """y = g_k(x; B), v = grad f_k(y; B~), u = grad g_k(x; B)^T v (ComFedL's direction) with B's
+    rows drawn and their margins computed once: the rows and the sigmoids of the value pass are
+    kept for the gradient, which needs the scale v = f'(y) before it can weight them. The numbers
+    of g_value_b, f_grad_b and g_vjp_b called in turn, bit for bit (the same blocks, the same
+    sigmoid: softplus_sigmoid4's is sigmoid4's; tests/test_comfedl.py)."""
+    if exact:
+        g_value_b(data, k, x, key_in, exact, nb_in, y)
+        f_grad_b(data, k, y, key_out, exact, nb_out, v)
+        g_vjp_b(data, k, x, v, key_in, exact, nb_in, u)
+        return
+    F, L, off, l2 = data[0], data[1], data[2], data[3][1]
+    n = batch_len(off, k, exact, nb_in)
+    s = 0.0
+    if n < _BLOCK:
+        rows1 = np.empty(n, dtype=np.int64)
+        ms = np.empty(n)
+        for j in range(n):
+            i = batch_row(off, k, key_in, exact, j)
+            rows1[j] = i
+            ms[j] = -L[i] * row_dot(F, i, x)
+            s += softplus(ms[j])
+    else:
+        nblk = (n + 3) // 4
+        R = np.empty((nblk, 4), dtype=np.int64)
+        SG = np.empty((nblk, 4))
+        j = np.int64(0)
+        b = 0
+        while j < n:
+            rows, m = block_margins(F, L, off, k, key_in, exact, j, n, x)
+            sp, sg = softplus_sigmoid4(m)
+            s = add_lanes(s, sp, j, n)
+            R[b, 0], R[b, 1], R[b, 2], R[b, 3] = rows[0], rows[1], rows[2], rows[3]
+            SG[b, 0], SG[b, 1] = lane4(sg, 0), lane4(sg, 1)
+            SG[b, 2], SG[b, 3] = lane4(sg, 2), lane4(sg, 3)
+            j += 4
+            b += 1
+    r = 0.0
+    for i in range(x.shape[0]):
+        r += x[i] * x[i]
+    y[0] = s / n + 0.5 * l2 * r
+    f_grad_b(data, k, y, key_out, exact, nb_out, v)
+    scale = v[0]
+    for i in range(x.shape[0]):
+        u[i] = scale * l2 * x[i]
+    if n < _BLOCK:
+        for j in range(n):
+            i = rows1[j]
+            add_row(u, -L[i] * sigmoid(ms[j]) * scale / n, F, i)
+        return
+    j = np.int64(0)
+    b = 0
+    while j < n:
+        rows = (R[b, 0], R[b, 1], R[b, 2], R[b, 3])
+        sg = make4(SG[b, 0], SG[b, 1], SG[b, 2], SG[b, 3])
+        w = div4(mul4(slopes4(L, rows, sg), splat4(scale)), splat4(n))
+        add_block(u, w, F, rows, j, n)
+        j += 4
+        b += 1
 
 
 @nb.njit(cache=True)

@@ -76,6 +76,13 @@ def _add_sample_jtj(a, v, out):
         out[i] += av * a[i]
 
 
+@nb.njit(cache=True, inline="always")
+def _vjp_from_mean(v, alpha, nb_, out):
+    """out = v - alpha out / nb_: (I - alpha (1/|B|) sum a a^T) v from the sum in out."""
+    for i in range(v.shape[0]):
+        out[i] = v[i] - alpha * out[i] / nb_
+
+
 @nb.njit(cache=True)
 def _task_grad(data, k, w, key, exact, nb_, out):
     """out = grad l_k(w; B); returns l_k(w; B)."""
@@ -135,8 +142,7 @@ def g_vjp_b(data, k, x, v, key, exact, nb_, out):
     for j in range(nb_):
         _draw(data, k, key, j, buf, a)
         _add_sample_jtj(a, v, out)
-    for i in range(d):
-        out[i] = v[i] - alpha * out[i] / nb_
+    _vjp_from_mean(v, alpha, nb_, out)
 
 
 @nb.njit(cache=True)
@@ -167,8 +173,7 @@ def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
         u[i] = 0.0
     for j in range(nb_in):
         _add_sample_jtj(A[j], v, u)
-    for i in range(d):
-        u[i] = v[i] - alpha * u[i] / nb_in
+    _vjp_from_mean(v, alpha, nb_in, u)
 
 
 @nb.njit(cache=True)

@@ -55,6 +55,28 @@ LOCAL_INNER = True
 _BLOCK = 4
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _with_ridge(s, n, l2, x):
+    """The batch loss from its summed softplus terms: s / n + (l2/2) ||x||^2."""
+    r = 0.0
+    for i in range(x.shape[0]):
+        r += x[i] * x[i]
+    return s / n + 0.5 * l2 * r
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _ridge_grad_into(out, scale, l2, x):
+    """out = scale * l2 * x: the gradient's start, before the samples' rows are added."""
+    for i in range(x.shape[0]):
+        out[i] = scale * l2 * x[i]
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _block_weights(L, rows, sg, scale, n):
+    """The weights scale * (-s_i sigmoid(m_i)) / n of a block's rows (sg: their sigmoids)."""
+    return div4(mul4(slopes4(L, rows, sg), splat4(scale)), splat4(n))
+
+
 @nb.njit(cache=True, error_model="numpy")
 def _loss(data, k, x, key, exact, nb_):
     """g_k(x; B): the softplus of the margins four samples at a time (_logistic's block helpers,
@@ -76,10 +98,7 @@ def _loss(data, k, x, key, exact, nb_):
             s = add_lanes(s, spa, j, n)
             s = add_lanes(s, spb, j + 4, n)
             j += 8
-    r = 0.0
-    for i in range(x.shape[0]):
-        r += x[i] * x[i]
-    return s / n + 0.5 * l2 * r
+    return _with_ridge(s, n, l2, x)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -88,8 +107,7 @@ def _loss_grad(data, k, x, scale, key, exact, nb_, out):
     scale * (-s_i sigmoid(m_i)) / n, added in sample order (four rows at a time)."""
     F, L, off, l2 = data[0], data[1], data[2], data[3][1]
     n = batch_len(off, k, exact, nb_)
-    for i in range(x.shape[0]):
-        out[i] = scale * l2 * x[i]
+    _ridge_grad_into(out, scale, l2, x)
     if n < _BLOCK:
         for j in range(n):
             i = batch_row(off, k, key, exact, j)
@@ -98,8 +116,7 @@ def _loss_grad(data, k, x, scale, key, exact, nb_, out):
     j = np.int64(0)
     while j < n:
         rows, m = block_margins(F, L, off, k, key, exact, j, n, x)
-        w = div4(mul4(slopes4(L, rows, sigmoid4(m)), splat4(scale)), splat4(n))
-        add_block(out, w, F, rows, j, n)
+        add_block(out, _block_weights(L, rows, sigmoid4(m), scale, n), F, rows, j, n)
         j += 4
 
 
@@ -151,14 +168,10 @@ def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
             SG[b, 2], SG[b, 3] = lane4(sg, 2), lane4(sg, 3)
             j += 4
             b += 1
-    r = 0.0
-    for i in range(x.shape[0]):
-        r += x[i] * x[i]
-    y[0] = s / n + 0.5 * l2 * r
+    y[0] = _with_ridge(s, n, l2, x)
     f_grad_b(data, k, y, key_out, exact, nb_out, v)
     scale = v[0]
-    for i in range(x.shape[0]):
-        u[i] = scale * l2 * x[i]
+    _ridge_grad_into(u, scale, l2, x)
     if n < _BLOCK:
         for j in range(n):
             i = rows1[j]
@@ -169,8 +182,7 @@ def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
     while j < n:
         rows = (R[b, 0], R[b, 1], R[b, 2], R[b, 3])
         sg = make4(SG[b, 0], SG[b, 1], SG[b, 2], SG[b, 3])
-        w = div4(mul4(slopes4(L, rows, sg), splat4(scale)), splat4(n))
-        add_block(u, w, F, rows, j, n)
+        add_block(u, _block_weights(L, rows, sg, scale, n), F, rows, j, n)
         j += 4
         b += 1
 

@@ -11,8 +11,14 @@
 # (each run is stopped when it is reached) tends to leave whole arms. The finished runs' parts
 # are then gathered into OUTDIR and one command over the arms whose every seed is stored writes
 # its manifest, table and figure: it only resumes stored runs, so it computes nothing. Runs of
-# another budget already in OUTDIR stay in its store, unused. Measured on one H100 (27 Nov 2026):
-# 15 processes at T=100, EVAL_EVERY=20 took 250-310 s a run.
+# another budget already in OUTDIR stay in its store, unused. With $OUT set (a lent machine of the
+# device tool), the new runs' parts also go to $OUT/fcsg-maml-omniglot-parts.tar: one file, since
+# the tool returns a limited number of files and its working copy does not keep untracked results
+# from one call to the next (a second call would recompute them). Unpack them here with
+#   tar xf fcsg-maml-omniglot-parts.tar --strip-components 2 -C OUTDIR/store
+# Measured at T=100, EVAL_EVERY=20: on one H100, 15 processes took 250-310 s a run; on one H200
+# (27 Nov 2026), 6 processes stored 15 runs in 501 s (90-182 s a run), 3 processes 9 runs in
+# 265 s (60-91 s a run): the GPU is shared, so the runs a minute hold is about the same.
 set -u
 T=$1; EVAL=$2; PAR=$3; LIMIT=$4
 dest=${5:-results/neural/fcsg-maml-omniglot}
@@ -59,6 +65,9 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     print(f"{f.rsplit('/', 1)[1][:-5]:<24} {r['seconds']:7.1f} s in the run loop  {acc}")
 EOF
 cp "$work"/*/store/part-*.parquet "$dest/store/" 2>/dev/null
+if [ -n "${OUT:-}" ]; then
+  (cd "$work" && tar cf "$OUT/fcsg-maml-omniglot-parts.tar" -- */store/part-*.parquet 2>/dev/null)
+fi
 # the arms none of whose seeds is missing
 incomplete=$(missing | cut -d' ' -f2- | sort -u)
 done_arms=$(for a in $arms; do grep -qxF "$a" <<< "$incomplete" || printf -- '--arm %s ' "$a"; done)

@@ -107,6 +107,75 @@ def test_runs_of_another_budget_or_seed_are_not_mixed_in(tmp_path):
     assert st.finals("avg_client_accuracy")["a"] == {0: 0.9, 1: 0.9}
 
 
+def _parts(folder, finals, iterations, seeds=(0, 1, 2), arm_config=None):
+    """Runs written into an existing store without touching its manifest (as runs of another
+    budget computed elsewhere and copied in are)."""
+    st = ResultStore(folder / "store")
+    for arm, vals in finals.items():
+        for s in seeds:
+            rows = [{"experiment": EXP, "arm": arm, "seed": s, "t": t, "round": t,
+                     "iterations": iterations, "diverged_at": np.nan, "device": "cuda",
+                     "avg_client_accuracy": 0.1 if t == 0 else vals[s]}
+                    for t in (0, iterations)]
+            df = pd.DataFrame(rows).assign(run_id=S.run_id(EXP, arm, s, iterations, None),
+                                           config_hash="x")
+            if arm_config is not None:
+                df["arm_config"] = arm_config
+            st.write(df)
+
+
+def test_each_cell_is_judged_at_the_largest_budget_complete_for_its_arms(monkeypatch, tmp_path):
+    """A store with every arm at 100 iterations (the manifest) and a 300-iteration run of a and
+    b: the cell comparing A and B is judged at 300 (where B has overtaken A), the cell with C
+    (no 300-iteration runs) at 100; one seed missing, or runs of another configuration, keep a
+    budget out. Budgets never mix within a cell."""
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    folder = tmp_path / EXP
+    early = {"a": {0: 0.90, 1: 0.91, 2: 0.92}, "b": {0: 0.80, 1: 0.815, 2: 0.82},
+             "c": {0: 0.70, 1: 0.71, 2: 0.72}}
+    _store(folder, early)
+    man = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**man, "configs": {
+        "a": "cfg-a", "b": "cfg-b", "c": "cfg-c"}}))
+    _parts(folder, {"a": {0: 0.93, 1: 0.935, 2: 0.94}, "b": {0: 0.97, 1: 0.975, 2: 0.98}}, 300)
+    # a longer budget where b lacks a seed, and one where a ran another configuration
+    _parts(folder, {"a": {0: 0.1, 1: 0.1, 2: 0.1}}, 500)
+    _parts(folder, {"b": {0: 0.1, 1: 0.1}}, 500, seeds=(0, 1))
+    _parts(folder, {"a": {0: 0.1, 1: 0.1, 2: 0.1}, "b": {0: 0.2, 1: 0.2, 2: 0.2}}, 400,
+           arm_config="another")
+    assert S.complete_budgets(EXP) == {(100, None): ["a", "b", "c"], (300, None): ["a", "b"],
+                                       (500, None): ["a"]}
+    assert S.load_largest(EXP, ["a"]).manifest["iterations"] == 500
+    st = S.load_largest(EXP, ["a", "b"])
+    assert st.manifest["iterations"] == 300 and st.manifest["device"] == "cuda"
+    assert "--iterations 300" in st.manifest["command"] and "--arm a --arm b" in (
+        st.manifest["command"])
+    assert S.load_largest(EXP, ["a", "c"]).manifest["iterations"] == 100
+    assert S.load_largest(EXP, ["a", "d"]) is None
+    c = experiment_check(EXP, ("avg_client_accuracy",), {"x": {"A": "a", "B": "b"},
+                                                         "y": {"A": "a", "C": "c"}},
+                         "the paper's budget")
+    m = c.measure("quick", tmp_path)
+    assert m.values["cells"]["x"]["avg_client_accuracy"]["A"]["points"]["final"] == {
+        0: 0.93, 1: 0.935, 2: 0.94}
+    assert m.values["cells"]["y"]["avg_client_accuracy"]["A"]["points"]["final"] == early["a"]
+    assert "x: 300 iterations" in m.values["budget"] and "y: 100 iterations" in (
+        m.values["budget"])
+    r = c.judge({"ordering": ["B", ">", "A"]}, m)
+    assert r.verdict == "pass" and "A > C" not in r.detail
+    r = c.judge({"ordering": ["A", ">", "B, C"]}, m)
+    assert r.verdict == "fail" and "A > C (avg_client_accuracy, y): paired difference +0.2" in (
+        r.detail)
+    # with only the manifest's budget stored, the budget is the manifest's, as before
+    _store(tmp_path / "only", early)
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "only"))
+    (tmp_path / "only" / EXP).mkdir()
+    for f in ("store", "manifest.json"):
+        (tmp_path / "only" / f).rename(tmp_path / "only" / EXP / f)
+    m = c.measure("quick", tmp_path)
+    assert m.values["budget"].startswith("100 iterations per arm")
+
+
 def test_tiers_and_the_synthetic_mutation_measurement():
     assert tiers(["A", ">", "B, C", ">", "D"]) == [["A"], ["B", "C"], ["D"]]
     assert tiers(["A", ">", "B", "C"]) == [["A"], ["B", "C"]]

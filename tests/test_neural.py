@@ -618,6 +618,9 @@ def test_stored_runs_merge_by_arm_and_refuse_another_configuration(tmp_path):
     assert set(st.arms) == {"fedavg", "drfl"} and st.seeds == [0, 1]
     assert "--arm fedavg --arm drfl" in st.manifest["command"]
     assert st.manifest["device"] == "cpu" and "--device" not in st.manifest["command"]
+    # every run names its arm's configuration: runs of another budget copied into the store
+    # count for a claim only when theirs is the manifest's (fedcomp.neural.store.complete_budgets)
+    assert (st.table["arm_config"] == st.table["arm"].map(st.manifest["configs"])).all()
     assert st.manifest["torch"] == torch.__version__
     # the runs as a GPU would have stored them: the manifest's devices and torch builds come
     # from the runs, so a command that only resumes them (here on the CPU) names the GPU, and

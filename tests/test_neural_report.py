@@ -206,3 +206,39 @@ def test_runs_of_two_devices_are_named_by_device(root, tmp_path):
     assert "  - on cuda, 1 runs: ds-feddro (seed 1)" in sec
     n_cpu = table.groupby(["arm", "seed"]).ngroups - 1
     assert f"  - on cpu, {n_cpu} runs: " in sec and "ds-feddro (seed 0)" in sec
+
+
+def test_a_longer_budget_of_some_arms_gets_its_own_table(root, tmp_path):
+    """Runs of one arm at more iterations (every seed) copied into the store: the section keeps
+    the manifest's table and adds one for that budget, with its values, its command and its
+    figure; an arm with a seed missing at that budget is not in it."""
+    from fedcomp.neural import store as S
+    from fedcomp.runner.store import ResultStore
+    name = "feddro-adult-fairness"
+    src = load(name, root / name)
+    T0 = int(src.manifest["iterations"])
+    fake = tmp_path / "fake"
+    st = ResultStore(fake / name / "store")
+    for _, g in src.table.groupby(["arm", "seed"], sort=False):
+        st.write(g)
+    longer = src.table[src.table["arm"].isin(["ds-feddro", "fedavg"])].copy()
+    longer = longer[(longer["arm"] == "ds-feddro") | (longer["seed"] == 0)]
+    longer["iterations"] = 4 * T0
+    longer["test_accuracy"] = longer["test_accuracy"] * 0.5
+    for (arm, seed), g in longer.groupby(["arm", "seed"], sort=False):
+        st.write(g.assign(run_id=S.run_id(name, arm, seed, 4 * T0,
+                                          src.manifest.get("eval_every"))))
+    (fake / name / "manifest.json").write_text(json.dumps(src.manifest))
+    figs = tmp_path / "figs"
+    sec = _sections(R.markdown(fake, figs, tmp_path))[name]
+    head = f"#### {name} at {4 * T0} iterations"
+    assert head in sec
+    first, extra = sec.split(head)
+    assert _row(first, "ds-feddro") == _row(sec, "ds-feddro")   # the manifest's table first
+    big = S.load_budget(name, (4 * T0, src.manifest.get("eval_every")), ["ds-feddro"],
+                        fake / name)
+    cells = dict(zip(E.get(name).metrics, _row(extra, "ds-feddro")))
+    assert cells["test_accuracy"] == _expected(big, "test_accuracy", "ds-feddro")
+    assert f"--iterations {4 * T0}" in extra and "--arm ds-feddro" in extra
+    assert "| fedavg |" not in extra   # seed 0 only at that budget
+    assert (figs / f"{name}-T{4 * T0}.png").stat().st_size > 1000

@@ -8,7 +8,13 @@ method of each later tier); :func:`experiment_check` builds its :class:`~fedcomp
 
 * **measure** reads the final value of every run (or, with ``points="all"``, every evaluation
   after the start) per method, cell (a setting such as p = 4) and seed, the runs that diverged,
-  the budget and the reproducing command, and returns the curves with seed bands as a figure;
+  the budget and the reproducing command, and returns the curves with seed bands as a figure.
+  Each cell is read at the largest budget the store holds for all its arms with every seed
+  (:func:`fedcomp.neural.store.load_largest`; the manifest's budget when it is the only one),
+  so the arms compared within a cell always share one budget, and a store that also holds a
+  longer run of some arms (the Omniglot MAML experiment's 100-iteration GPU runs beside the
+  complete 20-iteration set) judges each cell on the most training it has; the detail names
+  each cell's budget when they differ;
 * **judge** compares every pair of methods in different tiers, paired by seed, with
   :func:`fedcomp.rates.verdict.ordering_verdict` (pass when the 95 % interval of the paired
   difference lies above 0, fail when below, inconclusive otherwise), and combines the pairs (one
@@ -116,12 +122,17 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
     stored, base = _stored(experiment, paper_budget, note)
     if stored is None:
         return _nothing_stored(base)
+    from fedcomp.neural.store import load_largest
     values = {**base, "present": True, "command": stored.manifest["command"],
-              "budget": stored.budget(), "seeds": stored.seeds, "cells": {}}
-    div = stored.diverged()
-    table = stored.table
-    figures = []
+              "seeds": stored.seeds, "cells": {}}
+    figures, budgets = [], {}
     for cell, arms in cells.items():
+        # each cell at the largest budget where all its arms have every seed (the manifest's
+        # when that is the only one): the comparisons within a cell never mix budgets
+        stored_c = load_largest(experiment, arms.values()) or stored
+        budgets[cell] = stored_c.budget()
+        div = stored_c.diverged()
+        table = stored_c.table
         per_metric = {}
         ran = [table[table["arm"] == a] for a in arms.values()]
         common = min((int(g["round"].max()) for g in ran if not g.empty), default=0)
@@ -136,7 +147,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                         f"{method} ({arm}{', ' + cell if cell else ''})")
                     continue
                 if points == "final":
-                    pts = {"final": stored.finals(metric)[arm]}
+                    pts = {"final": stored_c.finals(metric)[arm]}
                 elif points == "gain":
                     # final minus the same run's value at t = 0 (the starting model's score on
                     # the arm's own evaluation protocol)
@@ -144,7 +155,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                              if (gs["t"] == 0).any() else math.nan
                              for sd, gs in g.groupby("seed")}
                     pts = {"gain from t = 0": {sd: v - start.get(sd, math.nan) for sd, v in
-                                               stored.finals(metric)[arm].items()}}
+                                               stored_c.finals(metric)[arm].items()}}
                 elif points == "rounds":
                     pts = {f"round {common}": {
                         int(s): _at_round(gs, common, metric)
@@ -159,10 +170,10 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     meth[method]["start"] = start
             per_metric[metric] = meth
         values["cells"][cell] = per_metric
-        present = [a for a in arms.values() if a in stored.arms]
+        present = [a for a in arms.values() if a in stored_c.arms]
         by_arm = {a: m for m, a in arms.items()}
         for metric in metrics:
-            recs = _curve_records(stored, metric, present)
+            recs = _curve_records(stored_c, metric, present)
             if recs:
                 from fedcomp.figures.neural import curves_figure
                 # one figure per content: claims that map the same arms the same way
@@ -174,12 +185,16 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     .replace("=", "").replace(" ", ""), curves_figure,
                     [{**r, "arm": by_arm[r["arm"]]} for r in recs], metric,
                     f"{experiment}{' ' + cell if cell else ''}: {metric} "
-                    f"(mean, 95 % interval over {len(stored.seeds)} seeds)",
+                    f"(mean, 95 % interval over {len(stored_c.seeds)} seeds, "
+                    f"{stored_c.manifest['iterations']} iterations)",
                     x="round" if points == "rounds" else "t",
                     diverged={by_arm[a]: div[a] for a in present if a in div},
                     compare_at=common if points == "rounds" else None))
+    one = len(set(budgets.values())) == 1
+    values["budget"] = (next(iter(budgets.values())) if one else "; ".join(
+        f"{cell or 'all arms'}: {b}" for cell, b in budgets.items()))
     return Measurement(values=values, figures=figures,
-                       detail=f"stored runs of {experiment}: {stored.budget()}")
+                       detail=f"stored runs of {experiment}: {values['budget']}")
 
 
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,

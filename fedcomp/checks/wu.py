@@ -478,8 +478,8 @@ _MAML_PAPER = ("Omniglot's 1623 characters split 1028/172/423 by Torchmeta, 16 c
 _MAML_NOTE = ("here: the shared data's 242 of Omniglot's 1623 characters "
               "(images_background_small1/2: 292 character folders, the 50 Greek and Latin ones "
               "in both archives loaded once) split into 194 train (12-13 per client) and 48 "
-              "test characters, 20 iterations (q = 4: 5 "
-              "rounds), 4 tasks per client step, one untuned setting per method (step 0.1; "
+              "test characters, q = 4 (a round every 4 iterations; the budget above gives the "
+              "iterations), 4 tasks per client step, one untuned setting per method (step 0.1; "
               "FCSG-M and Acc-FCSG-M beta 0.5; Local-SCGD(M) inner-state weight 0.9, "
               "Local-SCGDM momentum 0.5)")
 

@@ -707,7 +707,8 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
                       **arm.hyper)
             ran += 1
             rows = [{"experiment": name, "arm": arm.label, "setting": arm.setting,
-                     "device": dev, "torch": torch.__version__, "seed": s, "iterations": T,
+                     "arm_config": cfg, "device": dev, "torch": torch.__version__, "seed": s,
+                     "iterations": T,
                      "diverged_at": res.diverged_at, **r} for r in res.history]
             rounds = max(rounds, res.rounds)
             frame = _frame(rows, name, rid)
@@ -725,21 +726,21 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         # the runs themselves (runs stored before rows named their torch build: the previous
         # manifest's builds)
         runs = S.select(store.table(), name, T, eval_every, all_arms, all_seeds)
-        devices = _distinct(runs.get("device")) or dev
-        builds = _distinct(runs.get("torch"))
+        devices = S.distinct(runs.get("device")) or dev
+        builds = S.distinct(runs.get("torch"))
         tagged = int(runs["torch"].notna().sum()) if "torch" in runs else 0
         if tagged < len(runs) and previous.get("torch"):   # runs stored before rows named it
-            builds = _distinct([builds, previous["torch"]])
+            builds = S.distinct([builds, previous["torch"]])
         builds = builds or torch.__version__
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
                     "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": devices,
                     "smoke": bool(smoke), "torch": builds}
         # the one command that reproduces every stored run of this budget
         only = None if set(all_arms) >= set(every_arm) else all_arms
-        cmd = _command(name, T, len(all_seeds), all_seeds[0], eval_every, smoke, only, out,
+        cmd = S.command(name, T, len(all_seeds), all_seeds[0], eval_every, smoke, only, out,
                        data_dir, devices)
         if all_seeds != list(range(all_seeds[0], all_seeds[0] + len(all_seeds))):
-            this = _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir, dev)
+            this = S.command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir, dev)
             cmd = f"{previous.get('command', '')} ; {this}"   # seeds with a gap: both commands
         manifest["command"] = command or cmd
         # atomically: a command killed mid-write leaves the old manifest, never half a file
@@ -757,37 +758,6 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     return {"experiment": name, "device": dev, "metrics": metrics, "intervals": intervals,
             "diverged": diverged, "rounds": int(rounds), "seconds": float(seconds),
             "seeds": seed_list, "ran": ran, "resumed": resumed}
-
-
-def _distinct(values) -> str:
-    """"a, b": the distinct entries of `values` (each may itself be such a joined string),
-    sorted; "" for none."""
-    import pandas as pd
-    seen = {p.strip() for v in (values if values is not None else []) if pd.notna(v)
-            for p in str(v).split(",") if p.strip()}
-    return ", ".join(sorted(seen))
-
-
-def _command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
-             device="cpu") -> str:
-    """The command that reproduces the stored runs; ``--device cuda`` when a GPU computed every
-    one of them (``auto`` would take the CPU on a machine without one and compute other float32
-    roundings). ``device`` is the manifest's "cpu", "cuda" or "cpu, cuda": for runs of both, no
-    one command reproduces every rounding, and the report names each run's device."""
-    parts = ["fedcomp neural run", name, f"--iterations {T}", f"--seeds {n_seeds}"]
-    if device == "cuda":
-        parts.append("--device cuda")
-    if seed:
-        parts.append(f"--seed {seed}")
-    if eval_every:
-        parts.append(f"--eval-every {eval_every}")
-    if smoke:
-        parts.append("--smoke")
-    parts += [f"--arm {a}" for a in (arms or [])]
-    if data_dir:
-        parts.append(f"--data-dir {data_dir}")
-    parts.append(f"--out {out}")
-    return " ".join(parts)
 
 
 def _config_hash(arm, smoke) -> str:

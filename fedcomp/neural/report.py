@@ -16,7 +16,11 @@ Each experiment becomes a section ``### NAME``: its paper; then either the comma
 its runs and the data it needs, or the budget of the stored runs (iterations beside the paper
 setup's default, seeds, device, torch version), the command that reproduced them, a table of each
 arm's final value per metric (mean over seeds with its 95 % Student-t interval, or the iteration
-and seed at which a run diverged) and the figure.
+and seed at which a run diverged) and the figure. Where the store also holds a longer budget
+for some arms with every seed (:func:`fedcomp.neural.store.complete_budgets`: runs computed
+elsewhere and copied in, such as the Omniglot MAML experiment's 100-iteration GPU runs), a
+subsection ``#### NAME at T iterations`` gives the same for those arms, the figure redrawn as
+``NAME-TT.png``.
 
 ``fedcomp neural report --docs FILE`` writes that Markdown into FILE between the markers
 :data:`BEGIN` and :data:`END` (appended at the end of FILE when absent), leaving the rest of the
@@ -129,15 +133,17 @@ def arms(stored) -> list[str]:
     return order + [a for a in present if a not in order]
 
 
-def figure(name: str, stored, figures_dir) -> Path:
+def figure(name: str, stored, figures_dir, stem=None) -> Path:
     """``figures_dir/NAME.png``: the experiment folder's ``NAME.png`` copied, or the stored table
-    redrawn (:func:`fedcomp.neural.experiments.write_outputs`) when the folder has none."""
+    redrawn (:func:`fedcomp.neural.experiments.write_outputs`) when the folder has none; with
+    `stem` (runs of another budget than the folder's figure shows), always redrawn, as
+    ``figures_dir/STEM.png``."""
     from fedcomp.neural.experiments import get
     figures_dir = Path(figures_dir)
     figures_dir.mkdir(parents=True, exist_ok=True)
-    dest = figures_dir / f"{name}.png"
+    dest = figures_dir / f"{stem or name}.png"
     src = Path(stored.path) / f"{name}.png"
-    if src.is_file():
+    if src.is_file() and stem is None:
         if not (dest.is_file() and dest.read_bytes() == src.read_bytes()):
             shutil.copyfile(src, dest)
         return dest
@@ -210,7 +216,7 @@ def section(name: str, root=None, figures_dir=None, rel_to=None) -> str:
         The section, ending with a newline.
     """
     from fedcomp.neural.experiments import get
-    from fedcomp.neural.store import default_root, load
+    from fedcomp.neural.store import complete_budgets, default_root, load, load_budget
     exp = get(name)
     folder = experiment_root(name, root)
     stored = load(name, folder)
@@ -222,7 +228,27 @@ def section(name: str, root=None, figures_dir=None, rel_to=None) -> str:
                 "", f"Data needed: {exp.data_needs}.", ""]
         return "\n".join(out)
     out += [f"Stored runs in `{_shown(folder)}`:", ""]
-    out += _budget(exp, stored)
+    out += _results(exp, stored, folder, figures_dir, rel_to)
+    # longer runs of some arms beside the manifest's budget (computed elsewhere and copied into
+    # the store): what the experiment claims judge those arms on (fedcomp.checks.stored)
+    T0 = stored.manifest["iterations"]
+    for (T, E), have in sorted(complete_budgets(name, folder).items()):
+        if T <= T0:
+            continue
+        longer = load_budget(name, (T, E), have, folder)
+        out += [f"#### {name} at {T} iterations", "",
+                f"The arms stored at {T} iterations with every seed ({', '.join(have)}); the "
+                "experiment claims compare arms at the largest budget stored for all of them:",
+                ""]
+        out += _results(exp, longer, folder, figures_dir, rel_to, stem=f"{name}-T{T}")
+    return "\n".join(out)
+
+
+def _results(exp, stored, folder, figures_dir, rel_to, stem=None) -> list[str]:
+    """Budget lines, reproducing command, the table of final values and the figure of one
+    budget's stored runs (:func:`section`)."""
+    name = exp.name
+    out = _budget(exp, stored)
     out += ["", "Reproduced by:", "", "```", stored.manifest.get("command", "?"), "```", ""]
     metrics = list(exp.metrics)
     out.append("| arm | " + " | ".join(metrics) + " |")
@@ -233,13 +259,13 @@ def section(name: str, root=None, figures_dir=None, rel_to=None) -> str:
             "interval]; a diverged run has no final value and is named with the iteration t at "
             "which it diverged.", ""]
     if figures_dir is not None:
-        png = figure(name, stored, figures_dir)
+        png = figure(name, stored, figures_dir, stem)
     else:
-        png = folder / f"{name}.png"
+        png = folder / f"{stem or name}.png"
         png = png if png.is_file() else None
     if png is not None:
         out += [f"![{name}: curves, mean over seeds with 95 % bands]({_link(png, rel_to)})", ""]
-    return "\n".join(out)
+    return out
 
 
 def markdown(root=None, figures_dir=None, rel_to=None, command: str = COMMAND) -> str:

@@ -122,21 +122,142 @@ class StoredExperiment:
         return pd.DataFrame(rows)
 
 
-def load(name: str, folder=None) -> StoredExperiment | None:
-    """The stored runs of experiment `name` at the manifest's budget, arms and seeds (None when
-    the folder, the manifest or the runs are missing). `folder`: the experiment's folder
-    (default ``default_root() / name``)."""
+def distinct(values) -> str:
+    """"a, b": the distinct entries of `values` (each may itself be such a joined string),
+    sorted; "" for none."""
+    seen = {p.strip() for v in (values if values is not None else []) if pd.notna(v)
+            for p in str(v).split(",") if p.strip()}
+    return ", ".join(sorted(seen))
+
+
+def command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
+            device="cpu") -> str:
+    """The command that reproduces the stored runs; ``--device cuda`` when a GPU computed every
+    one of them (``auto`` would take the CPU on a machine without one and compute other float32
+    roundings). ``device`` is the manifest's "cpu", "cuda" or "cpu, cuda": for runs of both, no
+    one command reproduces every rounding, and the report names each run's device."""
+    parts = ["fedcomp neural run", name, f"--iterations {T}", f"--seeds {n_seeds}"]
+    if device == "cuda":
+        parts.append("--device cuda")
+    if seed:
+        parts.append(f"--seed {seed}")
+    if eval_every:
+        parts.append(f"--eval-every {eval_every}")
+    if smoke:
+        parts.append("--smoke")
+    parts += [f"--arm {a}" for a in (arms or [])]
+    if data_dir:
+        parts.append(f"--data-dir {data_dir}")
+    parts.append(f"--out {out}")
+    return " ".join(parts)
+
+
+def _read(name: str, folder=None):
+    """(manifest, the store's whole table, the folder), or None without a manifest or store."""
     from fedcomp.runner.store import ResultStore
     path = experiment_dir(name, folder)
     man = path / "manifest.json"
     if not man.exists() or not (path / "store").is_dir():
         return None
-    manifest = json.loads(man.read_text())
-    table = select(ResultStore(path / "store").table(), name, manifest["iterations"],
-                   manifest.get("eval_every"), manifest.get("arms"), manifest.get("seeds"))
+    return json.loads(man.read_text()), ResultStore(path / "store").table(), path
+
+
+def load(name: str, folder=None) -> StoredExperiment | None:
+    """The stored runs of experiment `name` at the manifest's budget, arms and seeds (None when
+    the folder, the manifest or the runs are missing). `folder`: the experiment's folder
+    (default ``default_root() / name``)."""
+    read = _read(name, folder)
+    if read is None:
+        return None
+    manifest, whole, path = read
+    table = select(whole, name, manifest["iterations"], manifest.get("eval_every"),
+                   manifest.get("arms"), manifest.get("seeds"))
     if table.empty:
         return None
     return StoredExperiment(table, manifest, path)
+
+
+def complete_budgets(name: str, folder=None) -> dict:
+    """{(iterations, eval_every): [arms]}: every budget of the store (the manifest's too) with
+    the arms that have a run there for each of the manifest's seeds, made with the manifest's
+    configuration of the arm (the runs' ``arm_config`` column, where the runs record one: a run
+    of another configuration never counts; runs stored before rows recorded it are taken as
+    they are). ``eval_every`` is None for "every model round". Arms in the manifest's order;
+    budgets without a complete arm are left out."""
+    read = _read(name, folder)
+    if read is None or read[1].empty:
+        return {}
+    manifest, whole, _ = read
+    whole = whole[whole["experiment"] == name]
+    seeds = set(manifest.get("seeds") or whole["seed"].unique())
+    configs = manifest.get("configs") or {}
+    order = list(manifest.get("arms") or []) + sorted(set(whole["arm"]) - set(manifest.get(
+        "arms") or []))
+    found = whole["run_id"].astype(str).str.extract(r":T(\d+):E(\w+)$")
+    out = {}
+    for (T, E), g in whole.groupby([found[0], found[1]]):
+        budget = (int(T), None if E == "round" else int(E))
+        arms = []
+        for arm in order:
+            ga = g[g["arm"] == arm]
+            if arm in configs and "arm_config" in ga:
+                ga = ga[ga["arm_config"].isna() | (ga["arm_config"] == configs[arm])]
+            if seeds <= set(int(s) for s in ga["seed"].unique()):
+                arms.append(arm)
+        if arms:
+            out[budget] = arms
+    return out
+
+
+def load_largest(name: str, arms, folder=None) -> StoredExperiment | None:
+    """The stored runs of `arms` at the largest budget (most iterations; at equal iterations
+    the manifest's budget first, then the finer evaluation spacing) at which each of them is
+    complete (:func:`complete_budgets`), so that a claim is judged on the most training the
+    store holds for the arms it compares, never mixing budgets; None when no budget has them
+    all (see :func:`load_budget` for the manifest it carries)."""
+    arms = list(arms)
+    fits = [b for b, have in complete_budgets(name, folder).items() if set(arms) <= set(have)]
+    if not fits:
+        return None
+    read = _read(name, folder)
+    mine = (read[0]["iterations"], read[0].get("eval_every"))
+    best = max(fits, key=lambda b: (b[0], b == mine, -(b[1] or 0)))
+    return load(name, folder) if best == mine else load_budget(name, best, arms, folder)
+
+
+def load_budget(name: str, budget, arms, folder=None) -> StoredExperiment | None:
+    """The stored runs of `arms` at `budget` = (iterations, eval_every) for the manifest's seeds
+    (runs of another configuration left out, as in :func:`complete_budgets`), with the folder's
+    manifest set to that budget, those arms and seeds, the devices and torch builds of those
+    runs and the command that reproduces them (the folder's command with that budget, and
+    ``--arm`` for each arm when they are not the experiment's every arm); None when there are
+    none."""
+    read = _read(name, folder)
+    if read is None:
+        return None
+    manifest, whole, path = read
+    T, E = budget
+    arms = list(arms)
+    table = select(whole, name, T, E, arms, manifest.get("seeds"))
+    configs = manifest.get("configs") or {}
+    if "arm_config" in table:
+        want = table["arm"].map(configs)
+        keep = table["arm_config"].isna() | want.isna() | (table["arm_config"] == want)
+        table = table[keep].reset_index(drop=True)
+    if table.empty:
+        return None
+    devices = distinct(table.get("device")) or manifest.get("device", "?")
+    seeds = sorted(int(s) for s in table["seed"].unique())
+    first = manifest.get("command", "").split(";")[0].split()
+    flag = {k: v for k, v in zip(first, first[1:]) if k in ("--out", "--data-dir")}
+    every = manifest.get("arms") or []
+    cmd = command(name, T, len(seeds), seeds[0], E, manifest.get("smoke"),
+                  None if set(arms) >= set(every) else arms,
+                  flag.get("--out", f"results/neural/{name}"), flag.get("--data-dir"), devices)
+    return StoredExperiment(table, {**manifest, "iterations": T, "eval_every": E,
+                                    "arms": arms, "seeds": seeds, "device": devices,
+                                    "torch": distinct(table.get("torch"))
+                                    or manifest.get("torch"), "command": cmd}, path)
 
 
 def select(table: pd.DataFrame, name: str, iterations: int, eval_every=None, arms=None,

@@ -284,7 +284,7 @@ def test_bias_probe_reports_each_eta():
     assert all(r["grad_norm_sq"] < 1e-8 for r in out["runs"])
 
 
-def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
+def test_a_curve_slower_than_the_bound_on_the_whole_grid_and_its_upper_half_fails():
     from fedcomp.checks.core import Measurement
     from fedcomp.checks.khanduri import judge_thm52
     from fedcomp.rates.feddro import PROFILES
@@ -309,7 +309,31 @@ def test_asymptotics_are_reported_beside_the_verdict_and_never_change_it():
                             "K0": 8, "Tmax": max(Ts), "max_width": 0.25})
     res = judge_thm52({"T": -0.5, "K": -0.5}, m)
     part = res.measured["parts"][0]
-    # the whole grid decides (slower than -1/2: fail); the upper half is reported beside it
-    assert whole.low > -0.5 and part["verdict"] == "fail"
-    assert "upper half of the T grid alone (reported, not judged)" in part["reason"]
+    # both the whole grid and its upper half are slower than -1/2 on this grid: fail (the
+    # curve's local slopes approach -1/2 from above; no finite grid reaches it), the upper
+    # half and the regime reported beside the verdict
+    assert whole.low > -0.5 and upper.low > -0.5 and part["verdict"] == "fail"
+    assert "upper half of the T grid alone (agrees or does not decide): fail" in part["reason"]
     assert f"{upper.slope:+.3f}" in part["reason"] and "regime:" in part["reason"]
+
+
+@pytest.mark.parametrize("whole, tail, expected", [
+    ((-0.46, -0.48, -0.44), (-0.49, -0.52, -0.46), "inconclusive"),   # pre-asymptotic
+    ((-0.50, -0.53, -0.47), (-0.40, -0.43, -0.37), "inconclusive"),   # flattens at the end
+    ((-0.46, -0.48, -0.44), (-0.45, -0.48, -0.42), "fail"),           # slower on both
+    ((-0.50, -0.53, -0.47), (-0.51, -0.56, -0.46), "pass"),           # both consistent
+    ((-0.46, -0.48, -0.44), (-0.50, -0.90, -0.10), "fail"),           # the tail cannot tell
+    ((-0.46, -0.48, -0.44), None, "fail"),                            # no upper half
+])
+def test_the_upper_half_checks_the_whole_grids_upper_bound_verdict(whole, tail, expected):
+    """tail_checked_verdict: a pass and a fail between the whole grid and its upper half is
+    inconclusive; otherwise the whole grid decides (an undecided tail takes nothing away)."""
+    from fedcomp.rates.verdict import tail_checked_verdict, upper_bound_verdict
+    w = upper_bound_verdict(_fit(*whole), -0.5, max_width=0.3)
+    t = None if tail is None else upper_bound_verdict(_fit(*tail, n=4), -0.5, max_width=0.3)
+    v = tail_checked_verdict(w, t, "upper half")
+    assert v.verdict == expected
+    assert w.reason in v.reason and (t is None or t.reason in v.reason)
+    # the rule can fail: a prediction both halves reject fails whatever the tail says
+    wrong = [upper_bound_verdict(_fit(*f), -1.0, max_width=0.3) for f in (whole, tail or whole)]
+    assert tail_checked_verdict(*wrong).verdict == "fail"

@@ -55,7 +55,8 @@ from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, sc
                                     steeper, times)
 from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
-                                   record_comparison, upper_bound_verdict)
+                                   record_comparison, tail_checked_verdict,
+                                   upper_bound_verdict)
 
 PAPER = "khanduri"
 
@@ -885,23 +886,19 @@ FEDAVG_MODIFIED = _lazy("measure_fedavg_modified")
 FLOATS = _lazy("measure_floats")
 
 
-def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=None, extra=""):
-    v = upper_bound_verdict(fit, predicted, max_width=max_width, floor=floor,
-                            floor_reason=floor_reason)
-    reason = v.reason + (f"; regime: {regime['text']}" if regime else "") + extra
+def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=None,
+          tail=None):
+    """One rate part: the whole grid's upper-bound verdict, checked against the grid's upper
+    half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`)."""
+    def judge(f):
+        return upper_bound_verdict(f, predicted, max_width=max_width, floor=floor,
+                                   floor_reason=floor_reason)
+    v = tail_checked_verdict(judge(fit), judge(tail) if tail is not None else None,
+                             "upper half of the T grid")
+    reason = v.reason + (f"; regime: {regime['text']}" if regime else "")
     return {"part": label, "verdict": v.verdict, "slope": fit.slope,
             "interval": [fit.low, fit.high], "predicted": predicted, "r2": fit.r2,
             "n_points": fit.n_points, "n_seeds": fit.n_seeds, "reason": reason}
-
-
-def _upper_half(entry, predicted, max_width):
-    up = entry.get("T_upper_half")
-    if up is None:
-        return ""
-    v = upper_bound_verdict(up, predicted, max_width=max_width, floor=NOISE_FLOOR,
-                            floor_reason=NOISE_FLOOR_REASON)
-    return (f"; upper half of the T grid alone (reported, not judged): {v.verdict} -- "
-            f"{v.reason}")
 
 
 def _rate_result(parts, predicted, info, extra=""):
@@ -921,8 +918,7 @@ def _rate_parts(predicted, m, spec):
         parts.append(_part(f"{problem} E||grad||^2 vs {var} ({fixed})", entry[var],
                            predicted[var], v["max_width"], NOISE_FLOOR, NOISE_FLOOR_REASON,
                            entry.get("regime") if var == "T" else None,
-                           _upper_half(entry, predicted[var], v["max_width"]) if var == "T"
-                           else ""))
+                           entry.get("T_upper_half") if var == "T" else None))
     return parts
 
 

@@ -157,7 +157,8 @@ def _diverged(summary) -> str:
 
 
 def _t_fit(summary, P, problem, info):
-    """Whole-grid T exponent at K0 (the verdict's), its regime and the upper half's fit."""
+    """Whole-grid T exponent at K0, its regime and the upper half's fit (judged together:
+    fedcomp.rates.verdict.tail_checked_verdict)."""
     x, v = matrix(summary, "T", K=P["K0"])
     fit = fit_exponent(x, v)
     info[problem]["T"] = fit

@@ -14,6 +14,11 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
   - ``pass`` otherwise, with its tightness: "tight" when the interval contains p, otherwise
     "not tight: faster than the bound by [p - hi, p - lo]".
 
+* :func:`tail_checked_verdict` -- an upper-bound verdict of the whole grid checked against the
+  same rule on the grid's upper half (its asymptotic end): when one passes and the other fails,
+  the run has not settled the exponent (a pre-asymptotic curve, or one that flattens at the
+  end), so the verdict is inconclusive with both reasons; otherwise the whole grid's verdict
+  stands, with the upper half's beside it.
 * :func:`exponent_verdict` -- an exponent claimed exactly (an equality, e.g. a derived order):
   fail when the interval excludes it on either side.
 * :func:`regime` -- whether the local slopes between neighbouring grid points have settled
@@ -109,6 +114,30 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                                f"[{predicted - fit.high:.3f}, {predicted - fit.low:.3f}]")
     return Verdict("pass", f"{iv}: consistent with the bound being tight (the interval "
                            f"contains the predicted exponent)")
+
+
+def tail_checked_verdict(whole: Verdict, tail: Verdict | None,
+                         tail_label: str = "upper half of the grid") -> Verdict:
+    """`whole` (:func:`upper_bound_verdict` on every grid point) checked against `tail` (the same
+    rule on the grid's upper half; None when the grid is too short to have one).
+
+    An O(x^p) bound speaks of large x. A curve such as x^p (1 + c x^-q) satisfies it, yet its fit
+    over a finite grid can lie above p while the fit of the grid's upper end already contains p;
+    a curve that flattens at the end (a floor) can pass on the whole grid and fail on its upper
+    half. Either disagreement means the grid does not settle the exponent: ``inconclusive``,
+    naming both. When both fail, or both pass, or the upper half is itself inconclusive (too
+    few points, too wide an interval: no evidence either way), the whole grid's verdict stands,
+    with the upper half's reported beside it."""
+    if tail is None:
+        return whole
+    both = {whole.verdict, tail.verdict}
+    if both == {"pass", "fail"}:
+        return Verdict("inconclusive",
+                       f"{whole.reason}; but the {tail_label} alone: {tail.verdict} -- "
+                       f"{tail.reason}: the whole grid and its upper end disagree, so this run "
+                       f"does not settle the exponent (a longer grid would)")
+    return Verdict(whole.verdict, f"{whole.reason}; {tail_label} alone (agrees or does not "
+                                  f"decide): {tail.verdict} -- {tail.reason}")
 
 
 def exponent_verdict(fit, predicted: float, max_width: float = 0.4,

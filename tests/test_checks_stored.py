@@ -343,3 +343,25 @@ def test_gain_points_judge_what_training_added(monkeypatch, tmp_path):
     assert "head start of A over B at t = 0 (not judged): +0.41" in r.detail
     assert gain.judge({"ordering": ["B", ">", "A"]},
                       gain.measure("quick", tmp_path)).verdict == "pass"
+
+
+def test_a_store_read_once_still_sees_every_change(tmp_path):
+    """fedcomp.neural.store reads a folder once per process while its files stay the same: a
+    part added, a part rewritten or a manifest rewritten is read anew."""
+    _store(tmp_path, {"a": {0: 0.9, 1: 0.9, 2: 0.9}})
+    assert S.load(EXP, tmp_path).arms == ["a"]
+    assert S.load(EXP, tmp_path).finals("avg_client_accuracy")["a"][0] == 0.9
+    _parts(tmp_path, {"b": {0: 0.5, 1: 0.5, 2: 0.5}}, 100)
+    man = json.loads((tmp_path / "manifest.json").read_text())
+    (tmp_path / "manifest.json").write_text(json.dumps({**man, "arms": ["a", "b"]}))
+    assert S.load(EXP, tmp_path).arms == ["a", "b"]
+    part = next(p for p in (tmp_path / "store").glob("part-*.parquet")
+                if (pd.read_parquet(p)["arm"] == "a").any())
+    df = pd.read_parquet(part)
+    df.loc[df["t"] == 100, "avg_client_accuracy"] = 0.25
+    df.to_parquet(part, index=False)
+    assert 0.25 in S.load(EXP, tmp_path).finals("avg_client_accuracy")["a"].values()
+    # what a caller does to a loaded table stays with it
+    st = S.load(EXP, tmp_path)
+    st.table.loc[:, "avg_client_accuracy"] = -1.0
+    assert -1.0 not in S.load(EXP, tmp_path).finals("avg_client_accuracy")["a"].values()

@@ -152,14 +152,39 @@ def command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
     return " ".join(parts)
 
 
+_READ: dict = {}   # folder -> (signature, (manifest, whole table)): see _read
+
+
+def _signature(path: Path) -> tuple:
+    """Name, size and modification time of the manifest and of every file of the store: any
+    part written, replaced or removed, or a manifest rewritten, changes it."""
+    entries = []
+    for d in (path, path / "store"):
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_file() and (d != path or e.name == "manifest.json"):
+                    st = e.stat()
+                    entries.append((d.name, e.name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(entries))
+
+
 def _read(name: str, folder=None):
-    """(manifest, the store's whole table, the folder), or None without a manifest or store."""
+    """(manifest, the store's whole table, the folder), or None without a manifest or store.
+    Read once per process while the folder's files stay the same (a claim's check reads its
+    experiment's store for each cell and each reading); the table is shared, so callers select
+    from it and never change it in place, and the manifest is a fresh copy each time."""
     from fedcomp.runner.store import ResultStore
     path = experiment_dir(name, folder)
     man = path / "manifest.json"
     if not man.exists() or not (path / "store").is_dir():
         return None
-    return json.loads(man.read_text()), ResultStore(path / "store").table(), path
+    key, sig = str(path.resolve()), _signature(path)
+    hit = _READ.get(key)
+    if hit is None or hit[0] != sig:
+        hit = (sig, (man.read_text(), ResultStore(path / "store").table()))
+        _READ[key] = hit
+    text, whole = hit[1]
+    return json.loads(text), whole, path
 
 
 def load(name: str, folder=None) -> StoredExperiment | None:

@@ -141,6 +141,23 @@ def test_rate_floors_make_super_linear_speed_up_inconclusive(tmp_path_factory):
     assert res.verdict == "inconclusive" and "super-linear" in res.detail
 
 
+def test_the_T_grids_upper_half_is_judged_with_the_whole_grid(tmp_path_factory):
+    # the quick grid (5 points) has no upper half; a full-profile grid (7 points) has one, and a
+    # whole grid slower than the bound whose upper half is consistent is inconclusive
+    c, m, _ = _run("wu.cor4.2", tmp_path_factory)
+    assert m.values["fits"]["T"]["upper_half"] is None
+    slow = dict(m.values["fits"]["T"], slope=-0.45, low=-0.47, high=-0.43)
+    fine = dict(slow, slope=-0.5, low=-0.53, high=-0.47, n_points=4)
+
+    def judged(whole, up):
+        fits = {**m.values["fits"], "T": dict(whole, upper_half=up)}
+        return c.check.judge(c.predicted, type(m)(values={**m.values, "fits": fits}))
+    res = judged(slow, fine)
+    assert res.verdict == "inconclusive" and "upper half of the T grid alone: pass" in res.detail
+    assert judged(slow, slow).verdict == "fail"
+    assert judged(slow, None).verdict == "fail"
+
+
 def test_corollary_schedules_live_with_the_theorem_schedules():
     # the printed schedules of Corollaries 4.2/4.5/4.8 are fedcomp.theory.schedules' builders;
     # fedcomp.rates.fcsg.schedule delegates (same numbers as before the move), and a printed

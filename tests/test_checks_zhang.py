@@ -123,6 +123,23 @@ def test_thm1_super_linear_speedup_is_inconclusive_with_the_reason(measured):
     assert c.judge(fake).verdict == "fail"      # no speed-up at all
 
 
+def test_thm1_whole_T_grid_and_its_upper_half_are_judged_together(measured):
+    """The full profile's T grid (8 points) has an upper half: a whole grid slower than the
+    bound whose upper half is consistent with it is inconclusive, both slower is a fail (the
+    quick grid has none: fit_T_upper_half None, the whole grid alone decides)."""
+    c, m = measured("zhang.thm1")
+    assert m.values["fit_T_upper_half"] is None       # quick: 4 points, no upper half
+    base = {**m.values, "fit_K": _fit(-0.5, -0.6, -0.45)}
+    slow, fine = _fit(-0.475, -0.489, -0.459), _fit(-0.49, -0.52, -0.46)
+    r = c.judge(Measurement(values={**base, "fit_T": slow, "fit_T_upper_half": fine}))
+    assert r.verdict == "inconclusive" and "upper half of the T grid alone: pass" in r.detail
+    r = c.judge(Measurement(values={**base, "fit_T": slow, "fit_T_upper_half": slow}))
+    assert r.verdict == "fail"
+    assert c.judge(Measurement(values={**base, "fit_T": slow})).verdict == "fail"
+    r = c.judge(Measurement(values={**base, "fit_T": fine, "fit_T_upper_half": fine}))
+    assert r.verdict == "pass"
+
+
 def test_remark1_schedule():
     from fedcomp.rates.auc import schedule
     eta, p = schedule(4096, 4)

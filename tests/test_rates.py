@@ -317,6 +317,19 @@ def test_a_curve_slower_than_the_bound_on_the_whole_grid_and_its_upper_half_fail
     assert f"{upper.slope:+.3f}" in part["reason"] and "regime:" in part["reason"]
 
 
+def test_upper_half_fits_the_grids_upper_points_only():
+    from fedcomp.rates.fit import upper_half
+    rng = np.random.default_rng(1)
+    x = np.array([2.0 ** k for k in range(8)])
+    v = np.exp(rng.normal(0, 0.05, (6, 8))) * x ** -0.5
+    up = upper_half(x, v)
+    ref = fit_exponent(x[4:], v[:, 4:])
+    assert up.n_points == 4 and up.slope == ref.slope and (up.low, up.high) == (ref.low, ref.high)
+    assert upper_half(x[:7], v[:, :7]).n_points == 4     # 7 points: the upper 4
+    assert upper_half(x[:6], v[:, :6]) is None           # 6 points: 3 in the upper half
+    assert ExponentFit.from_dict(up.to_dict()) == up
+
+
 @pytest.mark.parametrize("whole, tail, expected", [
     ((-0.46, -0.48, -0.44), (-0.49, -0.52, -0.46), "inconclusive"),   # pre-asymptotic
     ((-0.50, -0.53, -0.47), (-0.40, -0.43, -0.37), "inconclusive"),   # flattens at the end

@@ -34,7 +34,6 @@ Lemmas 2-4: what is checked and what is not
 from __future__ import annotations
 
 import math
-from dataclasses import fields
 
 import numpy as np
 
@@ -528,8 +527,7 @@ def measure_thm1(profile: str, out_dir) -> Measurement:
 
 def _fit(d):
     from fedcomp.rates.fit import ExponentFit
-    names = {f.name for f in fields(ExponentFit)}
-    return ExponentFit(**{k: v for k, v in d.items() if k in names})
+    return ExponentFit.from_dict(d)
 
 
 _T_FLOOR = (-1.0, "the s = 0 term ||grad F(wbar_0)||^2 / S of the average alone decays as "

@@ -273,14 +273,16 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
     corollary's printed schedule for `algorithm` (module docstring): per variable the fit (an
     ExponentFit, as a dict), the grid, rounds, local steps q and diverged runs; with `compare`,
     the T-fit of that algorithm under its own corollary's schedule; the figures."""
-    from fedcomp.rates.fit import fit_exponent
+    from fedcomp.rates.fit import ExponentFit, fit_exponent, upper_half
     P = _profile(profile)
     out = {"algorithm": algorithm, "max_width": P["max_width"], "fits": {}, "figures": []}
     for over in ("T", "N"):
         grid, vals, rounds, div, qs = _sweep(algorithm, profile, "T" if over == "T" else "K")
         fit = fit_exponent(grid, vals)
+        up = upper_half(grid, vals)
         out["fits"][over] = {**fit.to_dict(), "grid": list(grid), "rounds": rounds,
-                             "local_steps": qs, "diverged_runs": int(div)}
+                             "local_steps": qs, "diverged_runs": int(div),
+                             "upper_half": up.to_dict() if up is not None else None}
     out["schedule_at_largest_T"] = schedule(algorithm, max(P["Ts"]), P["K0"])
     out["settings"] = {"S_F": S_F, "m": RATE_M, "sigma2": 1.0, "seeds": P["seeds"],
                        "N_for_T": P["K0"], "T_for_N": P["T_for_N"]}
@@ -289,10 +291,7 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
         out["comparison"] = {"against": compare, "fit": fit_exponent(grid, vals).to_dict()}
     claim = {"fcsg": "wu.cor4.2", "fcsg-m": "wu.cor4.5", "acc-fcsg-m": "wu.cor4.8"}[algorithm]
     ref = {"fcsg": -0.5, "fcsg-m": -0.5, "acc-fcsg-m": -2 / 3}[algorithm]
-    from fedcomp.rates.fit import ExponentFit
-    fits = {o: ExponentFit(**{k: v for k, v in f.items()
-                              if k in ExponentFit.__dataclass_fields__})
-            for o, f in out["fits"].items()}
+    fits = {o: ExponentFit.from_dict(f) for o, f in out["fits"].items()}
     out["figures"] = [
         _plot(claim, "rate-T", _fits_figure, [(ALGS[algorithm], fits["T"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nN = {P['K0']}, m = {RATE_M}",

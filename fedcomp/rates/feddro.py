@@ -38,7 +38,7 @@ import numpy as np
 
 from fedcomp.rates import schedules as S
 from fedcomp.rates.analysis import cost_exponent, exponent, speedup
-from fedcomp.rates.fit import fit_exponent
+from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, matrix
 from fedcomp.rates.verdict import regime
 
@@ -163,9 +163,9 @@ def _t_fit(summary, P, problem, info):
     fit = fit_exponent(x, v)
     info[problem]["T"] = fit
     info[problem]["regime"] = regime(x, v)
-    half = len(x) // 2
-    if len(x) - half >= 4:
-        info[problem]["T_upper_half"] = fit_exponent(x[half:], v[:, half:])
+    up = upper_half(x, v)
+    if up is not None:
+        info[problem]["T_upper_half"] = up
     fin = exponent(summary, "T", "final_grad_sq", K=P["K0"])
     info[problem]["final_iterate_T"] = fin
 

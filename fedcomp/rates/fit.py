@@ -80,6 +80,11 @@ class ExponentFit:
         d["interval"] = [self.low, self.high]
         return d
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "ExponentFit":
+        """The fit of :meth:`to_dict` (or of any dict holding its fields; other keys ignored)."""
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
     def text(self) -> str:
         return f"{self.slope:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
 
@@ -269,3 +274,16 @@ def crossing(x, y, level: float) -> float:
             frac = (math.log(level) - ly0) / (ly1 - ly0)
             return float(math.exp(lx0 + frac * (lx1 - lx0)))
     return math.nan
+
+
+def upper_half(x, values, min_points: int = 4, **kw) -> ExponentFit | None:
+    """The fit (:func:`fit_exponent`) of the grid's upper half alone, the points from
+    ``len(x) // 2`` on: the end of the grid an O(x^p) bound speaks of, for
+    :func:`fedcomp.rates.verdict.tail_checked_verdict`. None when that half has fewer than
+    `min_points` points (a shorter grid has no upper half that could decide)."""
+    x = np.asarray(x, dtype=float)
+    values = np.asarray(values, dtype=float)
+    half = len(x) // 2
+    if len(x) - half < min_points:
+        return None
+    return fit_exponent(x[half:], values[:, half:], **kw)

@@ -1,0 +1,45 @@
+"""The engine side of bench/jax_anchor.py's LinearQuadratic workloads, without JAX, for an A/B of
+two checkouts: client-steps per CPU second of FedDRO (K = 16, I = 5, eta = 0.05, beta = 0.2,
+the anchor's problems and iterations), the median of 7 runs after a warm-up, as one JSON line.
+
+Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one core::
+
+    for i in 1 2 3; do for R in DIR_A DIR_B; do
+      taskset -c 1 env PYTHONPATH=$R .venv/bin/python bench/engine_ab.py; done; done
+
+Each process compiles (or loads from the kernel cache) the checkout's kernels before timing. On
+a shared machine single runs vary by 20 % or more: read pairs, not one line.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+import fedcomp
+from fedcomp.problems import LinearQuadratic
+
+WORKLOADS = ((10, 40_000, 0.0), (100, 2_000, 0.1), (200, 600, 0.1), (200, 600, 0.0),
+             (500, 100, 0.0))
+
+
+def main() -> None:
+    out = {}
+    for d, T, noise in WORKLOADS:
+        p = LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1)
+
+        def run():
+            return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=5, seed=0,
+                                    stochastic=noise > 0, record_every=T, beta=0.2)
+        run()
+        times = []
+        for _ in range(7):
+            t0 = time.process_time()
+            run()
+            times.append(time.process_time() - t0)
+        out[f"d={d} {'noise' if noise > 0 else 'exact'}"] = round(16 * T / statistics.median(times))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

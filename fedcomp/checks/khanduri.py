@@ -55,8 +55,7 @@ from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, sc
                                     steeper, times)
 from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
-                                   record_comparison, tail_checked_verdict,
-                                   upper_bound_verdict)
+                                   record_comparison, upper_bound_verdict)
 
 PAPER = "khanduri"
 
@@ -890,11 +889,9 @@ def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=
           tail=None):
     """One rate part: the whole grid's upper-bound verdict, checked against the grid's upper
     half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`)."""
-    def judge(f):
-        return upper_bound_verdict(f, predicted, max_width=max_width, floor=floor,
-                                   floor_reason=floor_reason)
-    v = tail_checked_verdict(judge(fit), judge(tail) if tail is not None else None,
-                             "upper half of the T grid")
+    v = upper_bound_verdict(fit, predicted, max_width=max_width, floor=floor,
+                            floor_reason=floor_reason, tail=tail,
+                            tail_label="upper half of the T grid")
     reason = v.reason + (f"; regime: {regime['text']}" if regime else "")
     return {"part": label, "verdict": v.verdict, "slope": fit.slope,
             "interval": [fit.low, fit.high], "predicted": predicted, "r2": fit.r2,

@@ -54,8 +54,7 @@ from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
-from fedcomp.rates.verdict import (combine, equal_verdict, tail_checked_verdict,
-                                   upper_bound_verdict)
+from fedcomp.rates.verdict import combine, equal_verdict, upper_bound_verdict
 
 ALG_NAMES = {"fcsg": "FCSG", "fcsg-m": "FCSG-M", "acc-fcsg-m": "Acc-FCSG-M"}
 
@@ -168,14 +167,12 @@ def _rate_judge(floor: float, floor_reason: str):
         for over in ("T", "N"):
             f = v["fits"][over]
             fit = _exponent_fit(f)
-
-            def judge_fit(x):
-                return upper_bound_verdict(x, predicted[over], max_width=v["max_width"],
-                                           floor=floor, floor_reason=floor_reason)
             # the grid's upper half, where the grid is long enough to have one (full profile)
             up = f.get("upper_half")
-            verdict = tail_checked_verdict(judge_fit(fit), judge_fit(_exponent_fit(up))
-                                           if up else None, f"upper half of the {over} grid")
+            verdict = upper_bound_verdict(fit, predicted[over], max_width=v["max_width"],
+                                          floor=floor, floor_reason=floor_reason,
+                                          tail=_exponent_fit(up) if up else None,
+                                          tail_label=f"upper half of the {over} grid")
             parts.append(verdict.verdict)
             measured[f"exponent_in_{over}"] = {
                 "slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,

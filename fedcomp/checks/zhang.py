@@ -32,7 +32,6 @@ from fedcomp.rates.verdict import (
     combine,
     equal_verdict,
     exponent_verdict,
-    tail_checked_verdict,
     upper_bound_verdict,
 )
 
@@ -327,13 +326,11 @@ def measure_thm1(profile, out_dir) -> Measurement:
 def judge_thm1(predicted, m: Measurement) -> CheckResult:
     v = m.values
     rate, rounds = predicted["rate"], predicted["rounds"]
-    def judge_T(d):
-        return upper_bound_verdict(_fit(d), rate["T"], floor=RATE_FLOOR,
-                                   floor_reason=RATE_FLOOR_REASON)
     # the T grid's upper half, where the grid is long enough to have one (full profile)
     up = v.get("fit_T_upper_half")
-    vT = tail_checked_verdict(judge_T(v["fit_T"]), judge_T(up) if up else None,
-                              "upper half of the T grid")
+    vT = upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=RATE_FLOOR,
+                             floor_reason=RATE_FLOOR_REASON, tail=_fit(up) if up else None,
+                             tail_label="upper half of the T grid")
     vK = upper_bound_verdict(_fit(v["fit_K"]), rate["K"], floor=RATE_FLOOR,
                              floor_reason=RATE_FLOOR_REASON)
     rT = exponent_verdict(_fit(v["fit_rounds_T"]), rounds["T"])

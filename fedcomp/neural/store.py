@@ -181,6 +181,8 @@ def _read(name: str, folder=None):
     key, sig = str(path.resolve()), _signature(path)
     hit = _READ.get(key)
     if hit is None or hit[0] != sig:
+        if len(_READ) >= 16:   # a process reading many folders (the tests) keeps the last few
+            _READ.clear()
         hit = (sig, (man.read_text(), ResultStore(path / "store").table()))
         _READ[key] = hit
     text, whole = hit[1]
@@ -202,6 +204,16 @@ def load(name: str, folder=None) -> StoredExperiment | None:
     return StoredExperiment(table, manifest, path)
 
 
+def _manifest_configs(table: pd.DataFrame, configs: dict) -> pd.DataFrame:
+    """The rows of `table` whose run was made with the manifest's configuration of its arm
+    (``configs``: arm -> hash): rows that record none (``arm_config`` absent or NaN, runs stored
+    before rows recorded it) and arms the manifest has no configuration for are kept."""
+    if "arm_config" not in table or not configs:
+        return table
+    want = table["arm"].map(configs)
+    return table[table["arm_config"].isna() | want.isna() | (table["arm_config"] == want)]
+
+
 def complete_budgets(name: str, folder=None) -> dict:
     """{(iterations, eval_every): [arms]}: every budget of the store (the manifest's too) with
     the arms that have a run there for each of the manifest's seeds, made with the manifest's
@@ -213,22 +225,16 @@ def complete_budgets(name: str, folder=None) -> dict:
     if read is None or read[1].empty:
         return {}
     manifest, whole, _ = read
-    whole = whole[whole["experiment"] == name]
+    whole = _manifest_configs(whole[whole["experiment"] == name], manifest.get("configs") or {})
     seeds = set(manifest.get("seeds") or whole["seed"].unique())
-    configs = manifest.get("configs") or {}
     order = list(manifest.get("arms") or []) + sorted(set(whole["arm"]) - set(manifest.get(
         "arms") or []))
     found = whole["run_id"].astype(str).str.extract(r":T(\d+):E(\w+)$")
     out = {}
     for (T, E), g in whole.groupby([found[0], found[1]]):
         budget = (int(T), None if E == "round" else int(E))
-        arms = []
-        for arm in order:
-            ga = g[g["arm"] == arm]
-            if arm in configs and "arm_config" in ga:
-                ga = ga[ga["arm_config"].isna() | (ga["arm_config"] == configs[arm])]
-            if seeds <= set(int(s) for s in ga["seed"].unique()):
-                arms.append(arm)
+        arms = [a for a in order
+                if seeds <= {int(s) for s in g.loc[g["arm"] == a, "seed"].unique()}]
         if arms:
             out[budget] = arms
     return out
@@ -263,12 +269,8 @@ def load_budget(name: str, budget, arms, folder=None) -> StoredExperiment | None
     manifest, whole, path = read
     T, E = budget
     arms = list(arms)
-    table = select(whole, name, T, E, arms, manifest.get("seeds"))
-    configs = manifest.get("configs") or {}
-    if "arm_config" in table:
-        want = table["arm"].map(configs)
-        keep = table["arm_config"].isna() | want.isna() | (table["arm_config"] == want)
-        table = table[keep].reset_index(drop=True)
+    table = _manifest_configs(select(whole, name, T, E, arms, manifest.get("seeds")),
+                              manifest.get("configs") or {}).reset_index(drop=True)
     if table.empty:
         return None
     devices = distinct(table.get("device")) or manifest.get("device", "?")

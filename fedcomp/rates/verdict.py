@@ -67,7 +67,8 @@ def _dropped_note(fit) -> str:
 
 def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance: float = 0.0,
                         floor: float | None = None, floor_reason: str = "",
-                        min_points: int = 3) -> Verdict:
+                        min_points: int = 3, tail=None,
+                        tail_label: str = "upper half of the grid") -> Verdict:
     """Verdict for "y <= C x^predicted as x grows" (module docstring).
 
     Parameters
@@ -85,7 +86,16 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         in K at fixed T for linear speed-up). None: no such limit is known.
     floor_reason : str
         Why the floor holds (printed when it decides).
+    tail : ExponentFit or None
+        The fit of the grid's upper half (:func:`fedcomp.rates.fit.upper_half`; None where the
+        grid has none): judged by the same rule and combined with the whole grid's verdict by
+        :func:`tail_checked_verdict` (named `tail_label` in the reason).
     """
+    if tail is not None:
+        kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
+                  floor_reason=floor_reason, min_points=min_points)
+        return tail_checked_verdict(upper_bound_verdict(fit, predicted, **kw),
+                                    upper_bound_verdict(tail, predicted, **kw), tail_label)
     if not max_width > 0:
         raise ValueError(f"max_width must be > 0, got {max_width!r}")
     if not tolerance >= 0:

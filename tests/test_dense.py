@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fedcomp.engine import build
 from fedcomp.engine.dense import affine, affine2, matvec_t, row_dot, row_dot2
-from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
+from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
 
 # The order of fedcomp.engine.dense's docstring, one scalar at a time.
@@ -131,6 +131,23 @@ def test_hsum4_and_add4_order():
     assert f(a, c, out) == (a[0] + a[1]) + (a[2] + a[3]) == 0.0
     assert np.array_equal(out, a)
 
+
+
+def test_hsum4x4_is_hsum4_of_each_argument_in_its_lane():
+    @nb.njit
+    def f(M, out):
+        store4(out, (0,), hsum4x4(load4(M, (0, 0)), load4(M, (1, 0)), load4(M, (2, 0)),
+                                  load4(M, (3, 0))))
+        return hsum4(load4(M, (0, 0))), hsum4(load4(M, (1, 0)))
+
+    # rows whose sum depends on the order: (1e16 + 1) + (-1e16 + 1) is 0, and -0.0 + -0.0 kept
+    M = np.array([[1e16, 1.0, -1e16, 1.0], [1.0, 1e16, 1.0, -1e16], [-0.0, -0.0, -0.0, -0.0],
+                  [3.0, -1e-300, 2.0 ** -1074, 5.0]])
+    out = np.empty(4)
+    h0, h1 = f(M, out)
+    want = np.array([(r[0] + r[1]) + (r[2] + r[3]) for r in M])
+    assert _same_bits(out, want) and out[0] == h0 == 0.0 and out[1] == h1 == 0.0
+    assert np.signbit(out[2])
 
 def test_simd_lanes_never_fuse_multiply_and_add():
     # 1 + 2^-30 squared minus its rounded square: exact with a fused multiply-add, 0 without.

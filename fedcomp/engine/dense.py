@@ -32,13 +32,16 @@ then one). Starting from 0.0 matters for the sign of a zero: 0.0 + (-0.0) is 0.0
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.simd import add4, hsum4, load4, madd4, splat4, store4
+from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, make4, splat4, store4
 
 
 # The private helpers below are not numba-inlined (inline="always"): numba's IR inliner re-types
 # every call site, and with them inlined a cold first simulate of FedDRO on LinearQuadratic took
-# 34 s instead of 19.5 s (fresh caches, one core, 26 November 2026); LLVM still inlines them
-# (bench/lq_layout.py: the same ns per client step at d = 10 and 200).
+# 34 s instead of 19.5 s (fresh caches, one core, 26 November 2026). LLVM does not inline
+# _row_finish either (the compiled step calls it once per row: `inspect_asm`, 27 November), which
+# cost about 20 % of a client step at d = 100-200 on an AMD EPYC. So the row products finish four
+# rows at a time in one register (_rows_finish, numba-inlined, three call sites: no measurable
+# compile cost, bench/cold_start.py), and call _row_finish only for the last n % 4 rows.
 @nb.njit(cache=True, error_model="numpy")
 def _row_finish(A, k, b, x, i, m4, p):
     """out[i] from the four partial sums p of row i (j < m4) and the tail j >= m4."""
@@ -58,6 +61,19 @@ def _row_partials(A, k, x, i, m4):
         p = madd4(p, load4(A, (k, i, j)), load4(x, (j,)))
         j += 4
     return p
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _rows_finish(A, k, b, x, i, m4, d, p0, p1, p2, p3):
+    """out[i..i+3] from the partial sums p0..p3 of rows i..i+3 (j < m4) and the tail j >= m4, in
+    one register: the numbers of _row_finish on each row, with no call per row."""
+    s = load4(b, (k, i))
+    if m4 > 0:
+        s = add4(s, hsum4x4(p0, p1, p2, p3))
+    for j in range(m4, d):
+        s = madd4(s, make4(A[k, i, j], A[k, i + 1, j], A[k, i + 2, j], A[k, i + 3, j]),
+                  splat4(x[j]))
+    return s
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -136,10 +152,7 @@ def affine(A, At, k, b, x, out):
             p2 = madd4(p2, load4(A, (k, i + 2, j)), xv)
             p3 = madd4(p3, load4(A, (k, i + 3, j)), xv)
             j += 4
-        out[i] = _row_finish(A, k, b, x, i, m4, p0)
-        out[i + 1] = _row_finish(A, k, b, x, i + 1, m4, p1)
-        out[i + 2] = _row_finish(A, k, b, x, i + 2, m4, p2)
-        out[i + 3] = _row_finish(A, k, b, x, i + 3, m4, p3)
+        store4(out, (i,), _rows_finish(A, k, b, x, i, m4, d, p0, p1, p2, p3))
         i += 4
     while i < n:
         out[i] = _row_finish(A, k, b, x, i, m4, _row_partials(A, k, x, i, m4))
@@ -194,30 +207,39 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
             out2[i] = _col_scalar(At, k, b, x2, i, m4)
             i += 1
         return
-    while i + 2 <= n:
-        p = splat4(0.0)
-        q = p
-        r = p
-        s = p
+    while i + 4 <= n:
+        p0 = splat4(0.0)
+        p1 = p0
+        p2 = p0
+        p3 = p0
+        q0 = p0
+        q1 = p0
+        q2 = p0
+        q3 = p0
         j = 0
         while j < m4:
             x1v = load4(x1, (j,))
             x2v = load4(x2, (j,))
-            a = load4(A, (k, i, j))
-            c = load4(A, (k, i + 1, j))
-            p = madd4(p, a, x1v)
-            q = madd4(q, a, x2v)
-            r = madd4(r, c, x1v)
-            s = madd4(s, c, x2v)
+            a0 = load4(A, (k, i, j))
+            a1 = load4(A, (k, i + 1, j))
+            a2 = load4(A, (k, i + 2, j))
+            a3 = load4(A, (k, i + 3, j))
+            p0 = madd4(p0, a0, x1v)
+            p1 = madd4(p1, a1, x1v)
+            p2 = madd4(p2, a2, x1v)
+            p3 = madd4(p3, a3, x1v)
+            q0 = madd4(q0, a0, x2v)
+            q1 = madd4(q1, a1, x2v)
+            q2 = madd4(q2, a2, x2v)
+            q3 = madd4(q3, a3, x2v)
             j += 4
-        out1[i] = _row_finish(A, k, b, x1, i, m4, p)
-        out2[i] = _row_finish(A, k, b, x2, i, m4, q)
-        out1[i + 1] = _row_finish(A, k, b, x1, i + 1, m4, r)
-        out2[i + 1] = _row_finish(A, k, b, x2, i + 1, m4, s)
-        i += 2
-    if i < n:
+        store4(out1, (i,), _rows_finish(A, k, b, x1, i, m4, d, p0, p1, p2, p3))
+        store4(out2, (i,), _rows_finish(A, k, b, x2, i, m4, d, q0, q1, q2, q3))
+        i += 4
+    while i < n:
         out1[i] = _row_finish(A, k, b, x1, i, m4, _row_partials(A, k, x1, i, m4))
         out2[i] = _row_finish(A, k, b, x2, i, m4, _row_partials(A, k, x2, i, m4))
+        i += 1
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

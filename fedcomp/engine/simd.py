@@ -11,7 +11,8 @@ each lane (no fused multiply-add, no reassociation: the instructions carry no fa
 each lane computes exactly what the scalar statement ``acc += a * x`` computes.
 
 ``f64x4`` is a numba type whose LLVM representation is ``<4 x double>``. Only what the kernels need
-is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``; for the vector
+is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``, ``hsum4x4`` (four
+horizontal sums at once, for the row-layout products of :mod:`.dense`); for the vector
 exp / log1p of :mod:`.vmath` also ``sub4``, ``mul4``, ``div4``, ``abs4``, ``neg4``, ``where_gt4``,
 ``where_lt4`` (lane-wise selection on an ordered comparison), ``make4`` (from four scalars),
 ``lane4`` (one lane as a scalar) and ``ldexp4`` (scaling by 2^k). Indices are tuples of integers
@@ -151,6 +152,26 @@ def hsum4(typingctx, v):
         e = [builder.extract_element(args[0], ir.Constant(ir.IntType(32), m)) for m in range(4)]
         return builder.fadd(builder.fadd(e[0], e[1]), builder.fadd(e[2], e[3]))
     return types.float64(v), codegen
+
+
+@intrinsic
+def hsum4x4(typingctx, a, b, c, d):
+    """The f64x4 (hsum4(a), hsum4(b), hsum4(c), hsum4(d)): lane m is (v[0] + v[1]) + (v[2] + v[3])
+    of the m-th argument v, the same two-level order as :func:`hsum4`, computed on whole vectors
+    (a 4 x 4 transpose, then three vector adds)."""
+    _check_vecs("hsum4x4", a=a, b=b, c=c, d=d)
+
+    def codegen(context, builder, sig, args):
+        i32 = ir.IntType(32)
+        cols = []
+        for lane in range(4):  # column `lane`: (a[lane], b[lane], c[lane], d[lane])
+            v = ir.Constant(_VEC, ir.Undefined)
+            for m in range(4):
+                e = builder.extract_element(args[m], ir.Constant(i32, lane))
+                v = builder.insert_element(v, e, ir.Constant(i32, m))
+            cols.append(v)
+        return builder.fadd(builder.fadd(cols[0], cols[1]), builder.fadd(cols[2], cols[3]))
+    return f64x4(a, b, c, d), codegen
 
 
 # --- Lane-wise arithmetic, selection and lane access (the vector exp / log1p of .vmath) ----------

@@ -1,6 +1,7 @@
-"""The engine side of bench/jax_anchor.py's LinearQuadratic workloads, without JAX, for an A/B of
-two checkouts: client-steps per CPU second of FedDRO (K = 16, I = 5, eta = 0.05, beta = 0.2,
-the anchor's problems and iterations), the median of 7 runs after a warm-up, as one JSON line.
+"""The engine side of bench/jax_anchor.py's LinearQuadratic and kl-d50 workloads, without JAX, for
+an A/B of two checkouts: client-steps per CPU second of FedDRO (K = 16, I = 5, eta = 0.05,
+beta = 0.2, the anchor's problems and iterations), the median of 7 runs after a warm-up, as one
+JSON line.
 
 Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one core::
 
@@ -17,7 +18,7 @@ import statistics
 import time
 
 import fedcomp
-from fedcomp.problems import LinearQuadratic
+from fedcomp.problems import KLDRO, LinearQuadratic
 
 WORKLOADS = ((10, 40_000, 0.0), (100, 2_000, 0.1), (200, 600, 0.1), (200, 600, 0.0),
              (500, 100, 0.0))
@@ -25,19 +26,22 @@ WORKLOADS = ((10, 40_000, 0.0), (100, 2_000, 0.1), (200, 600, 0.1), (200, 600, 0
 
 def main() -> None:
     out = {}
-    for d, T, noise in WORKLOADS:
-        p = LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1)
-
+    cases = [(f"d={d} {'noise' if noise > 0 else 'exact'}", T, noise > 0,
+              LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1))
+             for d, T, noise in WORKLOADS]
+    cases.append(("kl-d50", 4_000, True, KLDRO.synthetic(dim=50, num_clients=16, batch_size=16,
+                                                         feature_shift=0.5, seed=2)))
+    for name, T, stochastic, p in cases:
         def run():
             return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=5, seed=0,
-                                    stochastic=noise > 0, record_every=T, beta=0.2)
+                                    stochastic=stochastic, record_every=T, beta=0.2)
         run()
         times = []
         for _ in range(7):
             t0 = time.process_time()
             run()
             times.append(time.process_time() - t0)
-        out[f"d={d} {'noise' if noise > 0 else 'exact'}"] = round(16 * T / statistics.median(times))
+        out[name] = round(16 * T / statistics.median(times))
     print(json.dumps(out))
 
 

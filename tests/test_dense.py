@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import affine, affine2, matvec_t, row_dot, row_dot2
+from fedcomp.engine.dense import affine, affine2, matvec_t, row_dot, row_dot2, row_dots4, row_dots4_2
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
 
@@ -91,6 +91,16 @@ def _dots(F, x1, x2, o1, o2, o3):
         o2[i], o3[i] = row_dot2(F, i, x1, x2)
 
 
+@nb.njit
+def _dots4(F, rows, x1, x2, o1, o2, o3):
+    """Four rows at a time (rows: any indices, repeats allowed, as a minibatch's samples)."""
+    for j in range(0, rows.shape[0], 4):
+        store4(o1, (j,), row_dots4(F, rows[j], rows[j + 1], rows[j + 2], rows[j + 3], x1))
+        a, b = row_dots4_2(F, rows[j], rows[j + 1], rows[j + 2], rows[j + 3], x1, x2)
+        store4(o2, (j,), a)
+        store4(o3, (j,), b)
+
+
 @given(n=st.integers(1, 6), d=st.integers(1, 37), seed=st.integers(0, 2**32 - 1))
 @settings(max_examples=30)
 def test_row_dots_are_the_affine_order_with_zero_offset(n, d, seed):
@@ -103,6 +113,10 @@ def test_row_dots_are_the_affine_order_with_zero_offset(n, d, seed):
     plain_affine(F[None], 0, np.zeros((1, n)), x1, ref1)
     plain_affine(F[None], 0, np.zeros((1, n)), x2, ref2)
     assert _same_bits(o1, ref1) and _same_bits(o2, ref1) and _same_bits(o3, ref2)
+    rows = rng.integers(0, n, 8)
+    p1, p2, p3 = np.empty(8), np.empty(8), np.empty(8)
+    _dots4(F, rows, x1, x2, p1, p2, p3)
+    assert _same_bits(p1, ref1[rows]) and _same_bits(p2, ref1[rows]) and _same_bits(p3, ref2[rows])
 
 
 def test_below_four_inputs_the_value_order_is_the_plain_loop():

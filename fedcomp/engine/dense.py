@@ -23,7 +23,8 @@ the memory a client step streams through, and the row form reading A alone is 2-
 (shape (K, 0, 0)) for the row form.
 
 **a_i . x** (:func:`row_dot`, :func:`row_dot2`, row i of a matrix F (N, d)): the same order with
-b[i] = 0.0 (the logistic losses of the DRO problems).
+b[i] = 0.0 (the logistic losses of the DRO problems); :func:`row_dots4`, :func:`row_dots4_2`: four
+rows (any four, e.g. a minibatch's samples) in one register, each lane in that order.
 
 **A_k^T v** (:func:`matvec_t`), n rows: out[j] = 0.0 + A[0, j] v[0] + A[1, j] v[1] + ... (left
 to right), computed from the rows of A_k, sixteen outputs at a time in four registers (then four,
@@ -317,4 +318,72 @@ def row_dot2(F, i, x1, x2):
     for j in range(m4, d):
         s1 += F[i, j] * x1[j]
         s2 += F[i, j] * x2[j]
+    return s1, s2
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def row_dots4(F, i0, i1, i2, i3, x):
+    """The f64x4 (F[i0] . x, F[i1] . x, F[i2] . x, F[i3] . x), each in :func:`row_dot`'s order,
+    the four rows' partial sums summed together (:func:`~fedcomp.engine.simd.hsum4x4`)."""
+    d = F.shape[1]
+    m4 = d - d % 4
+    s = splat4(0.0)
+    if m4 > 0:
+        p0 = s
+        p1 = s
+        p2 = s
+        p3 = s
+        j = 0
+        while j < m4:
+            xv = load4(x, (j,))
+            p0 = madd4(p0, load4(F, (i0, j)), xv)
+            p1 = madd4(p1, load4(F, (i1, j)), xv)
+            p2 = madd4(p2, load4(F, (i2, j)), xv)
+            p3 = madd4(p3, load4(F, (i3, j)), xv)
+            j += 4
+        s = add4(s, hsum4x4(p0, p1, p2, p3))
+    for j in range(m4, d):
+        s = madd4(s, make4(F[i0, j], F[i1, j], F[i2, j], F[i3, j]), splat4(x[j]))
+    return s
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def row_dots4_2(F, i0, i1, i2, i3, x1, x2):
+    """(:func:`row_dots4` at x1, at x2), each row read once."""
+    d = F.shape[1]
+    m4 = d - d % 4
+    s1 = splat4(0.0)
+    s2 = s1
+    if m4 > 0:
+        p0 = s1
+        p1 = s1
+        p2 = s1
+        p3 = s1
+        q0 = s1
+        q1 = s1
+        q2 = s1
+        q3 = s1
+        j = 0
+        while j < m4:
+            x1v = load4(x1, (j,))
+            x2v = load4(x2, (j,))
+            a0 = load4(F, (i0, j))
+            a1 = load4(F, (i1, j))
+            a2 = load4(F, (i2, j))
+            a3 = load4(F, (i3, j))
+            p0 = madd4(p0, a0, x1v)
+            p1 = madd4(p1, a1, x1v)
+            p2 = madd4(p2, a2, x1v)
+            p3 = madd4(p3, a3, x1v)
+            q0 = madd4(q0, a0, x2v)
+            q1 = madd4(q1, a1, x2v)
+            q2 = madd4(q2, a2, x2v)
+            q3 = madd4(q3, a3, x2v)
+            j += 4
+        s1 = add4(s1, hsum4x4(p0, p1, p2, p3))
+        s2 = add4(s2, hsum4x4(q0, q1, q2, q3))
+    for j in range(m4, d):
+        a = make4(F[i0, j], F[i1, j], F[i2, j], F[i3, j])
+        s1 = madd4(s1, a, splat4(x1[j]))
+        s2 = madd4(s2, a, splat4(x2[j]))
     return s1, s2

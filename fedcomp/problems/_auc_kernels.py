@@ -41,8 +41,8 @@ g(x; xi) and grad g(x; xi) share xi_t). ``exact=True`` uses all of client k's ro
 The minibatch oracles (ce_grad and g_value, g_vjp, outer_grads; outer_grad_inner and
 outer_grad_dual return the halves of outer_grads, computing both) take the samples four at a time
 (:func:`fedcomp.problems._logistic.block_rows`, the rows in sample order): the four scores by
-:func:`fedcomp.engine.dense.row_dot` (row_dot2 where two products share a row; the same
-documented four-lane order), the sigmoids by fedcomp's vector exp
+:func:`fedcomp.engine.dense.row_dots4` (row_dots4_2 where two products share a row; each lane
+in row_dot's documented four-lane order), the sigmoids by fedcomp's vector exp
 (:func:`fedcomp.engine.vmath.sigmoid4`, < 1 ulp, the same bits on every machine), and every sum
 over the samples in sample order (vectors added into ``out`` row after row, scalars lane after
 lane). A sample's numbers do not depend on its position in the batch.
@@ -82,7 +82,7 @@ Oracles (the protocol's names, then the minimax additions):
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import row_dot, row_dot2
+from fedcomp.engine.dense import row_dots4, row_dots4_2
 from fedcomp.engine.simd import add4, make4, mul4, neg4, splat4, sub4, where_gt4
 from fedcomp.engine.vmath import sigmoid4
 from fedcomp.problems._logistic import add_block, add_lanes, block_rows
@@ -110,8 +110,7 @@ def _dot_row(Z, i, w):
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def _scores4(Z, rows, x):
     """The f64x4 of the scores Z[i] . x[:d_w] of the block's rows (dense.row_dot's order)."""
-    return make4(row_dot(Z, rows[0], x), row_dot(Z, rows[1], x), row_dot(Z, rows[2], x),
-                 row_dot(Z, rows[3], x))
+    return row_dots4(Z, rows[0], rows[1], rows[2], rows[3], x)
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -161,12 +160,9 @@ def g_vjp(data, k, x, v, key, exact, out):
     j = np.int64(0)
     while j < nb_:
         rows = block_rows(offsets, k, key, exact, j, nb_)
-        s0, v0 = row_dot2(Z, rows[0], x, v)
-        s1, v1 = row_dot2(Z, rows[1], x, v)
-        s2, v2 = row_dot2(Z, rows[2], x, v)
-        s3, v3 = row_dot2(Z, rows[3], x, v)
-        sg = sigmoid4(make4(s0, s1, s2, s3))
-        c = mul4(mul4(mul4(c0, sg), sub4(one, sg)), make4(v0, v1, v2, v3))
+        s4, v4 = row_dots4_2(Z, rows[0], rows[1], rows[2], rows[3], x, v)
+        sg = sigmoid4(s4)
+        c = mul4(mul4(mul4(c0, sg), sub4(one, sg)), v4)
         add_block(out, neg4(c), Z, rows, j, nb_)          # out - c z = out + (-c) z, exactly
         j += 4
 

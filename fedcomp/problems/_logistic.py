@@ -12,7 +12,7 @@ fedcomp's own vector exp / log1p (:mod:`fedcomp.engine.vmath`), the same formula
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import row_dot, row_dot2
+from fedcomp.engine.dense import row_dot, row_dots4, row_dots4_2
 from fedcomp.engine.simd import lane4, load4, madd4, make4, mul4, splat4, store4
 from fedcomp.rng import randint
 
@@ -81,19 +81,15 @@ def block_rows(off, k, key, exact, j, n):
 @nb.njit(cache=True, error_model="numpy")
 def margins4(F, L, i0, i1, i2, i3, x):
     """The f64x4 of m = -s_i a_i . x for rows i0..i3 (each as loss_and_slope computes it)."""
-    return make4(-L[i0] * row_dot(F, i0, x), -L[i1] * row_dot(F, i1, x),
-                 -L[i2] * row_dot(F, i2, x), -L[i3] * row_dot(F, i3, x))
+    return mul4(make4(-L[i0], -L[i1], -L[i2], -L[i3]), row_dots4(F, i0, i1, i2, i3, x))
 
 
 @nb.njit(cache=True, error_model="numpy")
 def margins4_2(F, L, i0, i1, i2, i3, x1, x2):
-    """:func:`margins4` at x1 and x2, each row read once (row_dot2)."""
-    a0, b0 = row_dot2(F, i0, x1, x2)
-    a1, b1 = row_dot2(F, i1, x1, x2)
-    a2, b2 = row_dot2(F, i2, x1, x2)
-    a3, b3 = row_dot2(F, i3, x1, x2)
-    return (make4(-L[i0] * a0, -L[i1] * a1, -L[i2] * a2, -L[i3] * a3),
-            make4(-L[i0] * b0, -L[i1] * b1, -L[i2] * b2, -L[i3] * b3))
+    """:func:`margins4` at x1 and x2, each row read once (row_dots4_2)."""
+    nl = make4(-L[i0], -L[i1], -L[i2], -L[i3])
+    a, b = row_dots4_2(F, i0, i1, i2, i3, x1, x2)
+    return mul4(nl, a), mul4(nl, b)
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -63,9 +63,12 @@ def batch_len(off, k, exact, batch):
 # A block holds the samples j, j + 1, j + 2, j + 3 of a minibatch (rows from batch_row, in order);
 # a block at the batch's end with fewer samples repeats its first row in the unused lanes, whose
 # values are computed and never read. A lane's value depends on its sample alone. The larger
-# helpers are not numba-inlined, for compile time (see fedcomp.engine.vmath), and LLVM inlines
-# them; block_rows and the row accumulations (add_row, add_rows4, add_block) are numba-inlined:
-# LLVM kept block_rows as a call per block.
+# helpers are not numba-inlined, for compile time (see fedcomp.engine.vmath). LLVM inlines the
+# vector exp / log1p, but keeps block_margins and block_margins2 (with margins4, margins4_2) as a
+# call per block of four samples (inspect_asm of the compiled FedDRO step, 27 November 2026): a
+# small cost beside the block's four products, which run in one register (dense.row_dots4).
+# block_rows and the row accumulations (add_row, add_rows4, add_block) are numba-inlined: LLVM
+# kept block_rows as a call per block.
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

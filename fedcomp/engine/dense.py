@@ -29,7 +29,8 @@ rows (any four, e.g. a minibatch's samples) in one register, each lane in that o
 
 **A_k^T v** (:func:`matvec_t`), n rows: out[j] = 0.0 + A[0, j] v[0] + A[1, j] v[1] + ... (left
 to right), computed from the rows of A_k, sixteen outputs at a time in four registers (then eight,
-four, and the last d % 4 in one register). Starting from 0.0 matters for the sign of a zero: 0.0 + (-0.0) is 0.0.
+four, and the last d % 4 one at a time). Starting from 0.0 matters for the sign of a zero:
+0.0 + (-0.0) is 0.0.
 """
 import numba as nb
 import numpy as np
@@ -230,7 +231,8 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
 def matvec_t(A, k, v, out):
     """out[j] = 0.0 + A[k, 0, j] v[0] + A[k, 1, j] v[1] + ..., i.e. out = A_k^T v in the order of i,
     read from the rows of A_k: sixteen outputs at a time (four independent registers), then eight,
-    then four, then the last d % 4 as one vector whose unused lanes repeat the last column."""
+    then four, then the last d % 4 one at a time (as scalars: a vector of them, its unused lanes
+    repeating the last column, was slower, bench/dense_micro.py)."""
     n, d = A.shape[1], A.shape[2]
     j = 0
     while j + 16 <= d:
@@ -265,13 +267,12 @@ def matvec_t(A, k, v, out):
             s = madd4(s, load4(A, (k, i, j)), splat4(v[i]))
         store4(out, (j,), s)
         j += 4
-    if j < d:
-        j0, j1, j2, j3 = _block_rows(j, d)
-        s = splat4(0.0)
+    while j < d:
+        t = 0.0
         for i in range(n):
-            s = madd4(s, make4(A[k, i, j0], A[k, i, j1], A[k, i, j2], A[k, i, j3]),
-                      splat4(v[i]))
-        _store_block(out, j, d, s)
+            t += A[k, i, j] * v[i]
+        out[j] = t
+        j += 1
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -8,13 +8,15 @@ Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one cor
     for i in 1 2 3; do for R in DIR_A DIR_B; do
       taskset -c 1 env PYTHONPATH=$R .venv/bin/python bench/engine_ab.py; done; done
 
-Each process compiles (or loads from the kernel cache) the checkout's kernels before timing. On
+Workload names as arguments (e.g. ``"d=10 exact" kl-d50``) time only those. Each process compiles
+(or loads from the kernel cache) the checkout's kernels before timing. On
 a shared machine single runs vary by 20 % or more: read pairs, not one line.
 """
 from __future__ import annotations
 
 import json
 import statistics
+import sys
 import time
 
 import fedcomp
@@ -31,7 +33,11 @@ def main() -> None:
              for d, T, noise in WORKLOADS]
     cases.append(("kl-d50", 4_000, True, KLDRO.synthetic(dim=50, num_clients=16, batch_size=16,
                                                          feature_shift=0.5, seed=2)))
+    only = [a for a in sys.argv[1:]]
     for name, T, stochastic, p in cases:
+        if only and name not in only:
+            continue
+
         def run():
             return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=5, seed=0,
                                     stochastic=stochastic, record_every=T, beta=0.2)

@@ -1,5 +1,9 @@
 """The four-lane products (fedcomp.engine.dense, .simd) equal plain scalar loops written in the
 documented summation order, bit for bit, in both layouts of the value products."""
+import os
+import subprocess
+import sys
+
 import numba as nb
 import numpy as np
 import pytest
@@ -199,3 +203,29 @@ def test_generated_modules_hash_every_module_they_inline_from():
     kl = build._fedcomp_deps(("fedcomp.problems._kl_kernels", *build._DEP_MODULES))
     assert {"fedcomp.engine.dense", "fedcomp.engine.simd", "fedcomp.rng"} <= set(lq)
     assert "fedcomp.problems._logistic" in kl
+
+
+STEP_ASM = r'''
+import re, sys, fedcomp
+from fedcomp.problems import LinearQuadratic
+p = LinearQuadratic.random(2, 7, 6, noise=0.1, seed=1)   # n % 4 and d % 4 both nonzero
+fedcomp.simulate(p, "feddro", iterations=2, eta=0.05, local_steps=1, beta=0.2)
+mods = [m for n, m in sys.modules.items() if n.startswith("fcgen_feddro_")]
+asm = "".join(m.run_one.inspect_asm(s) for m in mods for s in m.run_one.signatures)
+print(len(asm), sorted(set(re.findall(r"_ZN7fedcomp6engine5dense\d+\w+?B", asm))))
+'''
+
+
+def test_the_compiled_step_calls_no_dense_function(tmp_path):
+    """dense.py's products end up whole inside a compiled step: LLVM does not inline a numba
+    function compiled on its own, and a call per row or per remainder output cost 20 % of a
+    client step at d = 100-200 and most of affine2 at d = 10 (docs/bench.md, "The products
+    without a call per row"). Fresh caches, so that numba compiles (and can show) the code."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "FEDCOMP_CACHE_DIR": str(tmp_path / "fc")}
+    r = subprocess.run([sys.executable, "-c", STEP_ASM], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    size, called = r.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert int(size) > 10_000  # the step's machine code was there to search
+    assert called == "[]", f"the compiled FedDRO step calls dense.py functions: {called}"

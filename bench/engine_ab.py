@@ -33,7 +33,10 @@ def main() -> None:
              for d, T, noise in WORKLOADS]
     cases.append(("kl-d50", 4_000, True, KLDRO.synthetic(dim=50, num_clients=16, batch_size=16,
                                                          feature_shift=0.5, seed=2)))
-    only = [a for a in sys.argv[1:]]
+    only = sys.argv[1:]
+    unknown = sorted(set(only) - {c[0] for c in cases})
+    if unknown:
+        sys.exit(f"unknown workload(s) {unknown}; the workloads are {[c[0] for c in cases]}")
     for name, T, stochastic, p in cases:
         if only and name not in only:
             continue

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import affine, affine2, matvec_t, row_dot, row_dot2, row_dots4, row_dots4_2
+from fedcomp.engine.dense import (affine, affine2, matvec_t, row_dot, row_dot2, row_dots4,
+                                  row_dots4_2)
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
 
@@ -76,8 +77,11 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
         b = np.repeat(b, 2, axis=1)[:, ::2]
         A = np.repeat(A, 2, axis=2)[:, :, ::2]
     k = K - 1
-    outs = [np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan), np.full(d, np.nan)]
+    # four guard entries past each output: a block routine must never write beyond n (or d)
+    full = [np.full(m + 4, np.nan) for m in (n, n, n, d)]
+    outs = [f[:-4] for f in full]
     blocked(A, At, k, b, x1, x2, v, *outs)
+    assert all(np.isnan(f[-4:]).all() for f in full), "a product wrote past its output"
     ref1, ref2, ref4 = np.empty(n), np.empty(n), np.empty(d)
     plain_affine(A, k, b, x1, ref1)
     plain_affine(A, k, b, x2, ref2)
@@ -150,22 +154,23 @@ def test_hsum4_and_add4_order():
     assert np.array_equal(out, a)
 
 
-
 def test_hsum4x4_is_hsum4_of_each_argument_in_its_lane():
     @nb.njit
     def f(M, out):
         store4(out, (0,), hsum4x4(load4(M, (0, 0)), load4(M, (1, 0)), load4(M, (2, 0)),
                                   load4(M, (3, 0))))
-        return hsum4(load4(M, (0, 0))), hsum4(load4(M, (1, 0)))
 
-    # rows whose sum depends on the order: (1e16 + 1) + (-1e16 + 1) is 0, and -0.0 + -0.0 kept
-    M = np.array([[1e16, 1.0, -1e16, 1.0], [1.0, 1e16, 1.0, -1e16], [-0.0, -0.0, -0.0, -0.0],
-                  [3.0, -1e-300, 2.0 ** -1074, 5.0]])
-    out = np.empty(4)
-    h0, h1 = f(M, out)
+    # four different sums, three of them different in another order ((1e16 + 1) + (-1e16 + 1) is
+    # 0, each 1 lost; (1e16 - 1e16) + (1 + 1) is 2), and -0.0 + -0.0 keeping its sign
+    M = np.array([[1e16, 1.0, -1e16, 1.0], [1e16, 3.0, -1e16, 3.0], [-0.0, -0.0, -0.0, -0.0],
+                  [1e16, 5.0, -1e16, 1.0]])
     want = np.array([(r[0] + r[1]) + (r[2] + r[3]) for r in M])
-    assert _same_bits(out, want) and out[0] == h0 == 0.0 and out[1] == h1 == 0.0
-    assert np.signbit(out[2])
+    other = np.array([(r[0] + r[2]) + (r[1] + r[3]) for r in M])
+    assert len(set(want.view(np.int64))) == 4 and (want != other).sum() == 3
+    out = np.empty(4)
+    f(M, out)
+    assert _same_bits(out, want) and np.signbit(out[2])
+
 
 def test_simd_lanes_never_fuse_multiply_and_add():
     # 1 + 2^-30 squared minus its rounded square: exact with a fused multiply-add, 0 without.
@@ -212,7 +217,7 @@ p = LinearQuadratic.random(2, 7, 6, noise=0.1, seed=1)   # n % 4 and d % 4 both 
 fedcomp.simulate(p, "feddro", iterations=2, eta=0.05, local_steps=1, beta=0.2)
 mods = [m for n, m in sys.modules.items() if n.startswith("fcgen_feddro_")]
 asm = "".join(m.run_one.inspect_asm(s) for m in mods for s in m.run_one.signatures)
-print(len(asm), sorted(set(re.findall(r"_ZN7fedcomp6engine5dense\d+\w+?B", asm))))
+print(len(asm), sorted(set(re.findall(r"_ZN7fedcomp6engine5dense\d+\w+", asm))))
 '''
 
 

@@ -24,8 +24,10 @@ the memory a client step streams through, and the row form reading A alone is 2-
 (shape (K, 0, 0)) for the row form.
 
 **a_i . x** (:func:`row_dot`, :func:`row_dot2`, row i of a matrix F (N, d)): the same order with
-b[i] = 0.0 (the logistic losses of the DRO problems); :func:`row_dots4`, :func:`row_dots4_2`: four
-rows (any four, e.g. a minibatch's samples) in one register, each lane in that order.
+b[i] = 0.0 (the logistic losses of the DRO problems, the exact measures); :func:`row_dots4`,
+:func:`row_dots4_2`: four rows (any four, e.g. a minibatch's samples) in one register, each lane
+in that order (the minibatch blocks of the KL-DRO, chi^2 and AUC kernels). row_dot2 has no caller
+in fedcomp now; it stays as the two-point form of row_dot.
 
 **A_k^T v** (:func:`matvec_t`), n rows: out[j] = 0.0 + A[0, j] v[0] + A[1, j] v[1] + ... (left
 to right), computed from the rows of A_k, sixteen outputs at a time in four registers (then eight,
@@ -42,11 +44,13 @@ from fedcomp.engine.simd import add4, hsum4, hsum4x4, lane4, load4, madd4, make4
 # that is not numba-inlined as a function of its own, and LLVM did not inline such helpers here: a
 # call per row or per remainder output (inspect_asm of the compiled FedDRO step, 27 November 2026)
 # cost about 20 % of a client step at d = 100-200, and more than half of affine2 at d = 10
-# (bench/dense_micro.py). Numba-inlining small helpers at every oracle call site, on the other
-# hand, doubled the cold compilation (26 November: 34 s instead of 19.5 s). So each product has
-# one block routine (rows4, rows4_2: numba-inlined, one call site per product) and the last
-# n % 4 rows go through it too, with their unused lanes repeating the last row (computed, never
-# stored).
+# (bench/dense_micro.py). Numba-inlining five small helpers into each product, on the other
+# hand, doubled the cold compilation (26 November: 34 s instead of 19.5 s), since a product is
+# itself inlined at every oracle call site. So each product has one block routine (rows4,
+# rows4_2: numba-inlined, one call site per product, so one copy at each of the product's own
+# sites) and the last n % 4 rows go through it too, with their unused lanes repeating the last
+# row (computed, never stored); the cold first simulate measured no slower (bench/cold_start.py,
+# docs/bench.md).
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -158,7 +162,7 @@ def affine(A, At, k, b, x, out):
     when At is not empty, everything else from A's rows."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
-    i = np.int64(0)  # not the literal 0: a literal argument compiles the helpers twice
+    i = np.int64(0)
     if At.shape[1] > 0:
         while i + 4 <= n:
             s = load4(b, (k, i))

@@ -13,8 +13,8 @@ cannot overflow. weights[i] = 1 / (K m_k), the federated weight of sample i.
 The oracles g_value, g_value2 and g_vjp take the minibatch in blocks of four samples (rows from
 batch_row in the sample order j = 0, 1, ..., n - 1; the last block may hold fewer samples), four
 blocks per loop pass (two blocks at two points in g_value2), evaluated side by side so that the
-processor overlaps their long dependency chains: per block the four dot products
-(fedcomp.engine.dense.row_dot / row_dot2), then softplus, sigmoid and exp((loss - c) / lambda) on
+processor overlaps their long dependency chains: per block the four dot products in one
+register (fedcomp.engine.dense.row_dots4 / row_dots4_2, each lane in row_dot's order), then softplus, sigmoid and exp((loss - c) / lambda) on
 one f64x4 with fedcomp's vector exp / log1p
 (fedcomp.engine.vmath: fdlibm's algorithms, < 1 ulp, the same bits on every machine; a sample's
 value does not depend on its position in the batch). The reductions keep the sample order:

@@ -2,7 +2,8 @@
 
 Client k's samples are rows off[k]:off[k+1] of the features F (N, d) with labels s in {-1, +1}.
 loss(x) = log(1 + exp(-s a.x)), computed stably as softplus(-s a.x). The products a.x are
-:func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order).
+:func:`fedcomp.engine.dense.row_dot` (four-lane partial sums in a documented order), four
+samples at a time :func:`fedcomp.engine.dense.row_dots4` (each lane in row_dot's order).
 
 The scalar helpers (softplus, sigmoid, loss_and_slope) use libm's exp / log1p (the chi^2
 and other kernels, the exact measures). The block helpers at the end (block_margins, ...,

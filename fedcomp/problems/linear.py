@@ -38,8 +38,9 @@ class LinearQuadratic(Problem):
     #: The value oracles read a contiguous copy of A_k^T (column form, fastest while the matrices
     #: stay in the caches) when A takes at most this many bytes, the rows of A alone beyond (half
     #: the memory streamed per client step). Same numbers either way (fedcomp.engine.dense).
-    #: bench/lq_layout.py (exact FedDRO, K = 16, 27 November 2026, AMD EPYC): columns 3-14 %
-    #: faster up to d = 32 (128 KiB of A), rows 13-36 % faster from d = 40 (200 KiB).
+    #: bench/lq_layout.py (exact FedDRO, K = 16, 27 November 2026, AMD EPYC, two runs): columns
+    #: 5-14 % faster at d = 10 and 16; at d = 24 and 32 (128 KiB of A) either within 9 %; rows
+    #: 13-36 % faster from d = 40 (200 KiB).
     column_layout_max_bytes = 1 << 17
     structure = "global-inner"
     name = "linear-quadratic"

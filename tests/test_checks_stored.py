@@ -365,3 +365,12 @@ def test_a_store_read_once_still_sees_every_change(tmp_path):
     st = S.load(EXP, tmp_path)
     st.table.loc[:, "avg_client_accuracy"] = -1.0
     assert -1.0 not in S.load(EXP, tmp_path).finals("avg_client_accuracy")["a"].values()
+
+
+def test_stored_arms_follow_the_manifest_not_the_part_files(tmp_path):
+    """The store's rows come in the order of its part files, whose names end in random digits;
+    the arms (the order of every table and figure) follow the manifest. Many arms, so that a
+    row order matching the manifest by chance is negligible (1 in 8!)."""
+    names = ["z", "c", "x", "a", "q", "b", "m", "d"]
+    _store(tmp_path, {n: {0: 0.5, 1: 0.5, 2: 0.5} for n in names})
+    assert S.load(EXP, tmp_path).arms == names

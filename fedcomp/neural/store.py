@@ -56,7 +56,11 @@ class StoredExperiment:
 
     @property
     def arms(self) -> list[str]:
-        return list(dict.fromkeys(self.table["arm"]))
+        """The stored arms in the manifest's order (then any others, sorted): not the order of
+        the rows, which follows the store's part files and so changes with their names."""
+        have = set(self.table["arm"])
+        listed = [a for a in self.manifest.get("arms") or [] if a in have]
+        return listed + sorted(have - set(listed))
 
     @property
     def seeds(self) -> list[int]:

@@ -126,13 +126,6 @@ def cell(stored, metric: str, arm: str) -> str:
     return _interval_text(iv, n_seeds)
 
 
-def arms(stored) -> list[str]:
-    """The stored arms in the manifest's order (the experiment's), then any others."""
-    present = stored.arms
-    order = [a for a in stored.manifest.get("arms") or [] if a in present]
-    return order + [a for a in present if a not in order]
-
-
 def figure(name: str, stored, figures_dir, stem=None) -> Path:
     """``figures_dir/NAME.png``: the experiment folder's ``NAME.png`` copied, or the stored table
     redrawn (:func:`fedcomp.neural.experiments.write_outputs`) when the folder has none; with
@@ -253,7 +246,7 @@ def _results(exp, stored, folder, figures_dir, rel_to, stem=None) -> list[str]:
     metrics = list(exp.metrics)
     out.append("| arm | " + " | ".join(metrics) + " |")
     out.append("|---|" + "---|" * len(metrics))
-    for arm in arms(stored):
+    for arm in stored.arms:
         out.append(f"| {arm} | " + " | ".join(cell(stored, m, arm) for m in metrics) + " |")
     out += ["", "Final value of each run (its last evaluation), mean over seeds [95 % Student-t "
             "interval]; a diverged run has no final value and is named with the iteration t at "

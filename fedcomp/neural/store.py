@@ -43,6 +43,14 @@ def experiment_dir(name: str, folder=None) -> Path:
     return Path(folder) if folder is not None else default_root() / name
 
 
+def manifest_order(manifest: dict, arms) -> list[str]:
+    """The distinct `arms` in the manifest's order, then any the manifest does not list, sorted
+    (the order of every table and figure of an experiment)."""
+    have = set(arms)
+    listed = [a for a in manifest.get("arms") or [] if a in have]
+    return listed + sorted(have - set(listed))
+
+
 def run_id(name: str, arm: str, seed: int, iterations: int, eval_every) -> str:
     return f"neural:{name}:{arm}:{int(seed)}:T{int(iterations)}:E{eval_every or 'round'}"
 
@@ -58,9 +66,7 @@ class StoredExperiment:
     def arms(self) -> list[str]:
         """The stored arms in the manifest's order (then any others, sorted): not the order of
         the rows, which follows the store's part files and so changes with their names."""
-        have = set(self.table["arm"])
-        listed = [a for a in self.manifest.get("arms") or [] if a in have]
-        return listed + sorted(have - set(listed))
+        return manifest_order(self.manifest, self.table["arm"])
 
     @property
     def seeds(self) -> list[int]:
@@ -231,8 +237,7 @@ def complete_budgets(name: str, folder=None) -> dict:
     manifest, whole, _ = read
     whole = _manifest_configs(whole[whole["experiment"] == name], manifest.get("configs") or {})
     seeds = set(manifest.get("seeds") or whole["seed"].unique())
-    order = list(manifest.get("arms") or []) + sorted(set(whole["arm"]) - set(manifest.get(
-        "arms") or []))
+    order = manifest_order(manifest, whole["arm"])
     found = whole["run_id"].astype(str).str.extract(r":T(\d+):E(\w+)$")
     out = {}
     for (T, E), g in whole.groupby([found[0], found[1]]):

@@ -10,14 +10,35 @@
 * :mod:`fedcomp.rates.fit` -- log-log exponent fits with seed-bootstrap and regression intervals;
   upper-bound verdicts (pass / fail / inconclusive).
 * :mod:`fedcomp.rates.analysis` -- exponents in T and K, linear speed-up, communication against eps.
-* :mod:`fedcomp.rates.checks` -- the registered checks;
-  :mod:`fedcomp.rates.cli` -- ``fedcomp verify`` and ``fedcomp sweep``.
-"""
-from fedcomp.rates.fit import (ExponentFit, Verdict, combine, crossing, fit_exponent,
-                               fit_statistic, upper_bound_verdict)
-from fedcomp.rates.measure import Sweep, matrix, set_executor, summarize
-from fedcomp.rates.schedules import SCHEDULES, ds_feddro, fedavg_modified, feddro
+* :mod:`fedcomp.rates.feddro`, :mod:`fedcomp.rates.fcsg`, :mod:`fedcomp.rates.auc` -- the
+  measurements behind the papers' rate claims; :mod:`fedcomp.rates.cli` -- ``fedcomp sweep``.
 
-__all__ = ["ExponentFit", "Verdict", "combine", "crossing", "fit_exponent", "fit_statistic",
-           "upper_bound_verdict", "Sweep", "matrix", "set_executor", "summarize", "SCHEDULES",
-           "feddro", "ds_feddro", "fedavg_modified"]
+The names below are imported on first use (the fits import scipy.stats, the sweeps pandas: a
+``fedcomp`` command that needs neither, ``fedcomp --help`` among them, does not pay for them).
+``fedcomp.rates.feddro`` is the module of FedDRO's measurements; FedDRO's schedule (Theorem 4.3)
+is ``fedcomp.rates.schedules.feddro``. (It was also re-exported here as ``feddro``, which the
+module replaced as soon as it was imported: the name meant two things.)
+"""
+from __future__ import annotations
+
+import importlib
+
+_NAMES = {
+    "ExponentFit": "fit", "Verdict": "fit", "combine": "fit", "crossing": "fit",
+    "fit_exponent": "fit", "fit_statistic": "fit", "upper_bound_verdict": "fit",
+    "Sweep": "measure", "matrix": "measure", "set_executor": "measure", "summarize": "measure",
+    "SCHEDULES": "schedules", "ds_feddro": "schedules", "fedavg_modified": "schedules",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str):
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f"fedcomp.rates.{_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
+    if name in {"feddro", "fcsg", "auc", "analysis", "cli", "fit", "measure", "problems",
+                "schedules", "seeds", "verdict"}:
+        return importlib.import_module(f"fedcomp.rates.{name}")
+    raise AttributeError(f"module 'fedcomp.rates' has no attribute {name!r}")

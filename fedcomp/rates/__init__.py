@@ -22,6 +22,7 @@ module replaced as soon as it was imported: the name meant two things.)
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 _NAMES = {
     "ExponentFit": "fit", "Verdict": "fit", "combine": "fit", "crossing": "fit",
@@ -38,7 +39,6 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f"fedcomp.rates.{_NAMES[name]}"), name)
         globals()[name] = value
         return value
-    if name in {"feddro", "fcsg", "auc", "analysis", "cli", "fit", "measure", "problems",
-                "schedules", "seeds", "verdict"}:
-        return importlib.import_module(f"fedcomp.rates.{name}")
+    if not name.startswith("_") and importlib.util.find_spec(f"fedcomp.rates.{name}"):
+        return importlib.import_module(f"fedcomp.rates.{name}")   # a submodule
     raise AttributeError(f"module 'fedcomp.rates' has no attribute {name!r}")

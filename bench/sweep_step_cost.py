@@ -10,14 +10,12 @@ version, each compiling or loading its own kernels first.
 """
 from __future__ import annotations
 
-import importlib
 import statistics
 import time
 
 import fedcomp
+from fedcomp.rates import feddro as SWEEPS
 from fedcomp.rates.problems import heterogeneous_linear
-
-SWEEPS = importlib.import_module("fedcomp.rates.feddro")
 
 
 def main(reps: int = 3) -> None:

@@ -1,3 +1,9 @@
+import subprocess
+import sys
+import types
+
+import pytest
+
 import fedcomp
 
 
@@ -19,8 +25,6 @@ def test_feddro_reaches_stationary_point_when_grad_f_vanishes(small_lq):
 def test_the_command_line_parser_imports_no_fits():
     """`fedcomp --help` (building the parser) does not import scipy.stats (the fits of
     fedcomp.rates, 0.6 s): fedcomp.rates imports its names on first use."""
-    import subprocess
-    import sys
     code = ("import sys; from fedcomp.cli import build_parser; build_parser(); "
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -32,8 +36,6 @@ def test_fedcomp_rates_names_resolve_lazily():
     from fedcomp.rates import fit, measure, schedules
     assert R.fit_exponent is fit.fit_exponent and R.Sweep is measure.Sweep
     assert R.ds_feddro is schedules.ds_feddro and R.SCHEDULES is schedules.SCHEDULES
-    import types
     assert isinstance(R.feddro, types.ModuleType)   # the measurements, not the schedule
-    import pytest
     with pytest.raises(AttributeError, match="no_such_name"):
         R.no_such_name

@@ -12,10 +12,25 @@ process pool, Dask), :mod:`fedcomp.runner.results` (one simulation through the r
 as the engine's result: what the checks use) and :mod:`fedcomp.runner.store` (Parquet parts,
 atomic writes, resume).
 """
-from fedcomp.runner.executors import (EXECUTORS, SweepReport, execute_batch, executor_session,
-                                      run_specs, set_executor)
-from fedcomp.runner.spec import RunSpec, build_problem, resolve
-from fedcomp.runner.store import ResultStore
+import importlib
+
+#: the executors a sweep can run on (:mod:`fedcomp.runner.executors`); defined here so that the
+#: command line's parser lists them without importing pandas
+EXECUTORS = ("inprocess", "process", "dask")
+
+# name -> submodule; imported on first use (pandas and the executors load only when a sweep runs:
+# `fedcomp --help` and `fedcomp report` need neither)
+_NAMES = {"RunSpec": "spec", "build_problem": "spec", "resolve": "spec", "ResultStore": "store",
+          "run_specs": "executors", "execute_batch": "executors", "SweepReport": "executors",
+          "executor_session": "executors", "set_executor": "executors"}
 
 __all__ = ["RunSpec", "ResultStore", "run_specs", "execute_batch", "build_problem", "resolve",
            "EXECUTORS", "SweepReport", "executor_session", "set_executor"]
+
+
+def __getattr__(name: str):
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f"fedcomp.runner.{_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fedcomp.runner' has no attribute {name!r}")

@@ -36,9 +36,8 @@ import numpy as np
 import pandas as pd
 
 from fedcomp import _validate as V
+from fedcomp.runner import EXECUTORS
 from fedcomp.runner.spec import RunSpec, _canonical, build_problem
-
-EXECUTORS = ("inprocess", "process", "dask")
 
 # FEDCOMP_DASK_ADDRESS alone selects the Dask executor (an address given is an address used,
 # never silently ignored beside the in-process default); FEDCOMP_EXECUTOR overrides

@@ -324,6 +324,66 @@ def test_runs_compute_in_ieee_float32():
     assert flags() == before
 
 
+def test_runs_ask_cudnn_for_deterministic_convolutions():
+    """run() sets cuDNN's deterministic flag (and no benchmarking of candidate algorithms) for
+    the run and restores both after; on the CPU the flags change no number."""
+    from fedcomp.neural.algorithms import run
+    cudnn = torch.backends.cudnn
+    before = (cudnn.deterministic, cudnn.benchmark)
+    cudnn.deterministic, cudnn.benchmark = False, True   # a caller's own choice, restored after
+    try:
+        _, P = _kl_pair()
+        seen = []
+
+        def evaluate(x, buf):
+            seen.append((cudnn.deterministic, cudnn.benchmark))
+            return {}
+        run(P, "fedavg-case2", 2, 0.1, 1, seed=0, evaluate=evaluate, eval_every=1)
+        assert seen and set(seen) == {(True, False)}
+        assert (cudnn.deterministic, cudnn.benchmark) == (False, True)
+    finally:
+        cudnn.deterministic, cudnn.benchmark = before
+
+
+def test_stored_runs_name_the_model_of_their_device(tmp_path):
+    """Every stored row names the processor or GPU model that computed it (``device_name``);
+    the manifest and the report list them per device, and runs stored before the column
+    existed are "not recorded", never guessed."""
+    import pandas as pd
+
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural import store as S
+    from fedcomp.neural._core import device_name
+    cpu = device_name("cpu")
+    assert isinstance(cpu, str) and cpu.strip()
+    name = "comfedl-drfl-mnist"
+    out = tmp_path / name
+    E.run_experiment(name, device="cpu", smoke=True, out=out, seeds=2, iterations=3,
+                     arms=["fedavg"], progress=False)
+    st = S.load(name, out)
+    assert set(st.table["device_name"]) == {cpu}
+    assert st.manifest["device_names"] == {"cpu": [cpu]}
+    assert S.describe_devices(st.table) == f"cpu ({cpu})"
+    # seed 0 as a GPU run of a named card, seed 1 as one stored before rows named the model
+    for part in (out / "store").glob("part-*.parquet"):
+        df = pd.read_parquet(part)
+        if (df["seed"] == 0).all():
+            df = df.assign(device="cuda", device_name="NVIDIA H100 80GB HBM3")
+        else:
+            df = df.drop(columns="device_name")
+        df.to_parquet(part, index=False)
+    E.run_experiment(name, device="cpu", smoke=True, out=out, seeds=3, iterations=3,
+                     arms=["fedavg"], progress=False)
+    st = S.load(name, out)
+    assert st.manifest["device_names"] == {"cpu": sorted([cpu, "not recorded"]),
+                                           "cuda": ["NVIDIA H100 80GB HBM3"]}
+    text = S.describe_devices(st.table)
+    assert text == (f"cpu ({'; '.join(sorted([cpu, 'not recorded']))}), "
+                    "cuda (NVIDIA H100 80GB HBM3)")
+    from fedcomp.neural.report import section
+    assert f"- device: {text};" in section(name, root=tmp_path)
+
+
 # --- metrics ---------------------------------------------------------------------------------
 def test_roc_auc_is_the_pairwise_probability():
     rng = np.random.default_rng(0)

@@ -58,6 +58,46 @@ def full_float32():
             setattr(obj, name, value)
 
 
+@contextlib.contextmanager
+def deterministic_cudnn():
+    """Context in which cuDNN picks deterministic convolution algorithms and does not benchmark
+    candidates (``torch.backends.cudnn.deterministic = True``, ``benchmark = False``; PyTorch's
+    defaults are False and False). cuDNN's default choice may use algorithms whose floating-point
+    sums run in a varying order, so two runs of one seed on one GPU differ (docs/neural.md, "A GPU
+    is not reproducible from one run to the next either"). Other CUDA kernels that accumulate
+    with atomics (some pooling and indexing backwards) are not covered by these flags, and
+    ``torch.use_deterministic_algorithms`` is left alone: it also changes CPU kernels, and the
+    stored CPU runs must stay reproducible bit for bit. On the CPU the flags change nothing.
+    The previous settings are restored on exit."""
+    cudnn = require_torch().backends.cudnn
+    saved = (cudnn.deterministic, cudnn.benchmark)
+    cudnn.deterministic, cudnn.benchmark = True, False
+    try:
+        yield
+    finally:
+        cudnn.deterministic, cudnn.benchmark = saved
+
+
+def device_name(device: str) -> str:
+    """The model of the device a run computes on, for the stored runs' ``device_name``: the
+    GPU's name (``torch.cuda.get_device_name``) for "cuda", the processor's model name
+    (/proc/cpuinfo's "model name", else :func:`platform.processor`, else the machine type) for
+    "cpu"."""
+    if str(device).startswith("cuda"):
+        return require_torch().cuda.get_device_name(device)
+    import platform
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name") and ":" in line:
+                    name = line.split(":", 1)[1].strip()
+                    if name:
+                        return name
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown cpu"
+
+
 def resolve_device(device: str = "auto") -> str:
     """'cpu', 'cuda' or 'auto' (cuda when available, else cpu) -> the torch device string."""
     torch = require_torch()

@@ -43,7 +43,8 @@ import time
 from dataclasses import dataclass, field
 
 from fedcomp import _validate as V
-from fedcomp.neural._core import base_key, full_float32, require_torch
+from fedcomp.neural._core import (base_key, deterministic_cudnn, full_float32,
+                                  require_torch)
 
 torch = require_torch()
 
@@ -135,7 +136,8 @@ def run(problem, algorithm: str, iterations: int, eta: float, local_steps: int =
     **hyper
         The algorithm's hyperparameters.
     """
-    with full_float32():   # on a GPU: float32 as on the CPU, no TensorFloat-32
+    # on a GPU: float32 as on the CPU (no TensorFloat-32), deterministic cuDNN convolutions
+    with full_float32(), deterministic_cudnn():
         return _run_defined_once(get(algorithm), problem, iterations, eta, local_steps, x0, y0,
                                  seed, stochastic, evaluate, eval_every, progress, desc,
                                  buffers0, hyper,

@@ -654,11 +654,12 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
     """
     from fedcomp import _validate as V
     from fedcomp.neural import store as S
-    from fedcomp.neural._core import require_torch, resolve_device
+    from fedcomp.neural._core import device_name, require_torch, resolve_device
     from fedcomp.neural.algorithms import run
     torch = require_torch()
     exp = get(name)
     dev = resolve_device(device)
+    dev_name = device_name(dev)
     T = V.positive_int("iterations", iterations or (exp.smoke_iterations if smoke
                                                      else exp.default_iterations))
     n_seeds = V.positive_int("seeds", seeds)
@@ -707,7 +708,8 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
                       **arm.hyper)
             ran += 1
             rows = [{"experiment": name, "arm": arm.label, "setting": arm.setting,
-                     "arm_config": cfg, "device": dev, "torch": torch.__version__, "seed": s,
+                     "arm_config": cfg, "device": dev, "device_name": dev_name,
+                     "torch": torch.__version__, "seed": s,
                      "iterations": T,
                      "diverged_at": res.diverged_at, **r} for r in res.history]
             rounds = max(rounds, res.rounds)
@@ -734,7 +736,8 @@ def run_experiment(name: str, device: str = "auto", smoke: bool = False, out=Non
         builds = builds or torch.__version__
         manifest = {"experiment": name, "iterations": T, "eval_every": eval_every,
                     "seeds": all_seeds, "arms": all_arms, "configs": configs, "device": devices,
-                    "smoke": bool(smoke), "torch": builds}
+                    "device_names": S.device_names(runs), "smoke": bool(smoke),
+                    "torch": builds}
         # the one command that reproduces every stored run of this budget
         only = None if set(all_arms) >= set(every_arm) else all_arms
         cmd = S.command(name, T, len(all_seeds), all_seeds[0], eval_every, smoke, only, out,

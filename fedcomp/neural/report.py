@@ -153,6 +153,7 @@ def _link(path: Path, rel_to) -> str:
 
 
 def _budget(exp, stored) -> list[str]:
+    from fedcomp.neural import store as S
     m = stored.manifest
     seeds = stored.seeds
     lines = []
@@ -173,7 +174,8 @@ def _budget(exp, stored) -> list[str]:
         seed_text += (f"; the manifest's last command ran seeds "
                       f"{', '.join(str(s) for s in m['seeds'])}")
     lines.append(seed_text)
-    lines.append(f"- device: {m.get('device', '?')}; torch {m.get('torch', '?')}")
+    lines.append(f"- device: {S.describe_devices(stored.table, m.get('device', '?'))}; "
+                 f"torch {m.get('torch', '?')}")
     if "device" in stored.table and stored.table["device"].nunique() > 1:
         # runs of one budget computed on several devices: which run came from which
         for dev, g in stored.table.groupby("device", sort=True):

@@ -140,6 +140,29 @@ def distinct(values) -> str:
     return ", ".join(sorted(seen))
 
 
+def device_names(table) -> dict:
+    """{device: sorted model names of the runs computed on it} from the runs' ``device_name``
+    column ("not recorded" for runs stored before rows named the model, e.g. "cuda" runs of 27
+    November 2026 on an H100 and an H200)."""
+    if table is None or len(table) == 0 or "device" not in table:
+        return {}
+    names = table["device_name"] if "device_name" in table else pd.Series(None, index=table.index,
+                                                                          dtype=object)
+    out = {}
+    for dev, g in names.groupby(table["device"], sort=True):
+        out[str(dev)] = sorted({str(v) if pd.notna(v) else "not recorded" for v in g})
+    return out
+
+
+def describe_devices(table, fallback: str = "?") -> str:
+    """"cpu (AMD EPYC), cuda (NVIDIA H100 80GB HBM3; not recorded)": each device of the runs
+    with the models that computed them; `fallback` when the table names no device."""
+    names = device_names(table)
+    if not names:
+        return fallback
+    return ", ".join(f"{dev} ({'; '.join(n)})" for dev, n in names.items())
+
+
 def command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,
             device="cpu") -> str:
     """The command that reproduces the stored runs; ``--device cuda`` when a GPU computed every

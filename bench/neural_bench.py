@@ -2,7 +2,7 @@
 
     python bench/neural_bench.py [--device cpu|cuda|auto] [--iterations N] [--repeats R]
                                  [--data-dir OMNIGLOT] [--only NAME ...] [--arms LABEL ...]
-                                 [--flops] [--ulp]
+                                 [--flops] [--ulp] [--rerun]
 
 For each experiment (the full configuration of ``fedcomp neural run NAME``: its model, clients,
 batch sizes; data from the offline packages) and each benchmarked arm, runs N iterations with the
@@ -28,6 +28,13 @@ model moved by one unit in the last place (``torch.nextafter`` towards +inf, eve
 the largest change of the model after one iteration. Where it is of the size of "max |dx|", the
 two modes' difference is that sensitivity (the sums of a convolution in another order are a
 perturbation of that size), not a different computation.
+
+``--rerun`` measures, instead of times, whether a run reproduces itself: each arm's default mode
+(:func:`use_batched`) run twice for N iterations with one seed, the largest difference of the two
+final models, once as ``fedcomp.neural.run`` computes (cuDNN asked for deterministic
+convolutions: :func:`fedcomp.neural._core.deterministic_cudnn`) and once with cuDNN's defaults
+(``deterministic`` False, ``benchmark`` as PyTorch leaves it). 0 means the same bits. On the
+CPU both columns should be 0; on a GPU the second shows what the flags remove.
 """
 from __future__ import annotations
 
@@ -99,6 +106,9 @@ def main(argv=None) -> int:
     ap.add_argument("--arms", nargs="*", default=None, help="arms to run (labels)")
     ap.add_argument("--flops", action="store_true",
                     help="count each iteration's operations and bound the gain of batching")
+    ap.add_argument("--rerun", action="store_true",
+                    help="instead of timing: each arm run twice, with deterministic cuDNN and "
+                         "with cuDNN's defaults; the largest difference of the two models")
     ap.add_argument("--ulp", action="store_true",
                     help="also the per-client model's change after one iteration when the "
                          "start moves by one ulp")
@@ -114,8 +124,12 @@ def main(argv=None) -> int:
           + (f" ({torch.cuda.get_device_name()})" if dev == "cuda" else
              f" ({platform.processor() or platform.machine()}, torch threads "
              f"{torch.get_num_threads()})")
-          + f"; torch {torch.__version__}; {args.iterations} iterations x {args.repeats} "
-            "alternations per mode; IEEE float32 (no TF32)")
+          + f"; torch {torch.__version__}; "
+          + ("each arm run twice with seed 0" if args.rerun else
+             f"{args.iterations} iterations x {args.repeats} alternations per mode")
+          + "; IEEE float32 (no TF32)")
+    if args.rerun:
+        return _rerun(args, dev)
     peak = _mm_rate(dev) if args.flops else None
     if peak is not None:
         print(f"# float32 matrix product (2048 x 2048 torch.mm, median of 5): {peak / 1e9:.1f} "
@@ -162,6 +176,43 @@ def main(argv=None) -> int:
                 extra += f"  {dxu:>28.2e}"
             print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
                   f"{dx:>20.2e}  {auto}{extra}", flush=True)
+    return 0
+
+
+def _rerun(args, dev) -> int:
+    """--rerun: max |x_1 - x_2| of two runs of one seed, with and without deterministic cuDNN."""
+    import contextlib
+    from unittest import mock
+
+    from fedcomp.neural import algorithms as NA
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural.data import DataNotFound
+    print(f"{'experiment':<26} {'arm':<18} {'mode':<10} {'iterations':>10}  "
+          "max |x_1 - x_2|: deterministic cuDNN (fedcomp), cuDNN defaults")
+    for name, labels in ARMS.items():
+        if args.only and name not in args.only:
+            continue
+        try:
+            data_dir = args.data_dir if name == "fcsg-maml-omniglot" else None
+            arms = {a.label: a for a in E.get(name).build(False, dev, 0, data_dir, 1)}
+        except (DataNotFound, TypeError) as exc:
+            print(f"{name:<26} skipped: {exc}")
+            continue
+        for label in labels:
+            if args.arms and label not in args.arms:
+                continue
+            arm = arms[label]
+            batched = NA.use_batched(arm.problem)
+            diffs = []
+            for patch in (contextlib.nullcontext(),
+                          mock.patch.object(NA, "deterministic_cudnn", contextlib.nullcontext)):
+                with patch:
+                    a = _time(arm, args.iterations, batched, 0)[1].state.X
+                    b = _time(arm, args.iterations, batched, 0)[1].state.X
+                diffs.append(float((a - b).abs().max()))
+            mode = "batched" if batched else "per-client"
+            print(f"{name:<26} {label:<18} {mode:<10} {args.iterations:>10}  "
+                  f"{diffs[0]:.2e}, {diffs[1]:.2e}", flush=True)
     return 0
 
 

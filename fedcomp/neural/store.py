@@ -5,12 +5,14 @@ Layout of an experiment's folder (``results/neural/NAME`` in the repository by d
 the experiment checks read; ``$FEDCOMP_NEURAL_RESULTS/NAME`` overrides the root):
 
 * ``store/`` - a :class:`fedcomp.runner.store.ResultStore`: one part per (arm, seed) run, rows
-  (experiment, arm, setting, algorithm, seed, t, round, seconds, device, torch (the build that
+  (experiment, arm, setting, algorithm, seed, t, round, seconds, device, device_name (the
+  processor or GPU model; absent in runs stored before 28 November 2026), torch (the build that
   computed the run), iterations, diverged_at, the metrics), ``run_id``
   ``neural:NAME:ARM:SEED:T<iterations>:E<eval_every>`` so that an interrupted command resumes
   where it stopped, and runs of another budget are never mixed in;
 * ``manifest.json`` - the budget of the runs the summaries use (iterations, evaluation spacing,
-  seeds, arms; the devices and torch builds that computed them, read from the runs), each arm's
+  seeds, arms; the devices, their models (``device_names``) and the torch builds that computed
+  them, read from the runs), each arm's
   configuration hash (algorithm, step, local steps, hyperparameters, setting, smoke flag: a
   later command with another configuration for a stored arm is refused rather than mixed in)
   and the command that reproduces them. Commands at the same budget add their arms and seeds

@@ -54,6 +54,26 @@ ARMS = {  # experiment -> arms timed (the paper's method and one baseline of ano
 }
 
 
+def _arms(args, dev):
+    """(experiment, arm label, arm) of the benchmarked arms that --only and --arms keep, built in
+    the experiments' full configuration; an experiment whose data is missing is skipped with
+    a line saying why."""
+    from fedcomp.neural import experiments as E
+    from fedcomp.neural.data import DataNotFound
+    for name, labels in ARMS.items():
+        if args.only and name not in args.only:
+            continue
+        try:
+            data_dir = args.data_dir if name == "fcsg-maml-omniglot" else None
+            arms = {a.label: a for a in E.get(name).build(False, dev, 0, data_dir, 1)}
+        except (DataNotFound, TypeError) as exc:
+            print(f"{name:<26} skipped: {exc}")
+            continue
+        for label in labels:
+            if not args.arms or label in args.arms:
+                yield name, label, arms[label]
+
+
 def _time(arm, T, batched, seed):
     import torch
 
@@ -115,10 +135,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from fedcomp.neural import experiments as E
     from fedcomp.neural._core import resolve_device
     from fedcomp.neural.algorithms import use_batched
-    from fedcomp.neural.data import DataNotFound
     dev = resolve_device(args.device)
     print(f"# device {dev}"
           + (f" ({torch.cuda.get_device_name()})" if dev == "cuda" else
@@ -138,44 +156,32 @@ def main(argv=None) -> int:
           f"{'ratio':>6} {'max |dx| after 1 it':>20}  default"
           + ("  GFLOP/it  GFLOP/s per-client, batched  % of mm  max gain" if peak else "")
           + ("  start moved 1 ulp: max |dx|" if args.ulp else ""))
-    for name, labels in ARMS.items():
-        if args.only and name not in args.only:
-            continue
-        try:
-            data_dir = args.data_dir if name == "fcsg-maml-omniglot" else None
-            arms = {a.label: a for a in E.get(name).build(False, dev, 0, data_dir, 1)}
-        except (DataNotFound, TypeError) as exc:
-            print(f"{name:<26} skipped: {exc}")
-            continue
-        for label in labels:
-            if args.arms and label not in args.arms:
-                continue
-            arm = arms[label]
-            # the same computation first: one iteration each way, models compared
-            _, a = _time(arm, 1, True, 0)
-            _, b = _time(arm, 1, False, 0)
-            dx = float((a.state.X - b.state.X).abs().max())
-            if args.ulp:
-                x0 = arm.x0 if arm.x0 is not None else arm.problem.model.initial_vector()
-                moved = dataclasses.replace(arm, x0=torch.nextafter(
-                    x0, torch.full_like(x0, float("inf"))))
-                dxu = float((_time(moved, 1, False, 0)[1].state.X - b.state.X).abs().max())
-            per, bat = [], []
-            for r in range(args.repeats):
-                per.append(_time(arm, args.iterations, False, 1 + r)[0])
-                bat.append(_time(arm, args.iterations, True, 1 + r)[0])
-            mp, mb = statistics.median(per), statistics.median(bat)
-            auto = "batched" if use_batched(arm.problem) else "per-client"
-            extra = ""
-            if peak is not None:
-                flops = _flops(arm, args.iterations)
-                extra = (f"  {flops / 1e9:>8.2f}  {flops / mp / 1e9:>9.1f}, "
-                         f"{flops / mb / 1e9:<13.1f}  {100 * flops / mp / peak:>7.0f}  "
-                         f"{mp / (flops / peak):>8.2f}")
-            if args.ulp:
-                extra += f"  {dxu:>28.2e}"
-            print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
-                  f"{dx:>20.2e}  {auto}{extra}", flush=True)
+    for name, label, arm in _arms(args, dev):
+        # the same computation first: one iteration each way, models compared
+        _, a = _time(arm, 1, True, 0)
+        _, b = _time(arm, 1, False, 0)
+        dx = float((a.state.X - b.state.X).abs().max())
+        if args.ulp:
+            x0 = arm.x0 if arm.x0 is not None else arm.problem.model.initial_vector()
+            moved = dataclasses.replace(arm, x0=torch.nextafter(
+                x0, torch.full_like(x0, float("inf"))))
+            dxu = float((_time(moved, 1, False, 0)[1].state.X - b.state.X).abs().max())
+        per, bat = [], []
+        for r in range(args.repeats):
+            per.append(_time(arm, args.iterations, False, 1 + r)[0])
+            bat.append(_time(arm, args.iterations, True, 1 + r)[0])
+        mp, mb = statistics.median(per), statistics.median(bat)
+        auto = "batched" if use_batched(arm.problem) else "per-client"
+        extra = ""
+        if peak is not None:
+            flops = _flops(arm, args.iterations)
+            extra = (f"  {flops / 1e9:>8.2f}  {flops / mp / 1e9:>9.1f}, "
+                     f"{flops / mb / 1e9:<13.1f}  {100 * flops / mp / peak:>7.0f}  "
+                     f"{mp / (flops / peak):>8.2f}")
+        if args.ulp:
+            extra += f"  {dxu:>28.2e}"
+        print(f"{name:<26} {label:<18} {mp:>15.4f} {mb:>13.4f} {mp / mb:>6.2f} "
+              f"{dx:>20.2e}  {auto}{extra}", flush=True)
     return 0
 
 
@@ -185,34 +191,20 @@ def _rerun(args, dev) -> int:
     from unittest import mock
 
     from fedcomp.neural import algorithms as NA
-    from fedcomp.neural import experiments as E
-    from fedcomp.neural.data import DataNotFound
     print(f"{'experiment':<26} {'arm':<18} {'mode':<10} {'iterations':>10}  "
           "max |x_1 - x_2|: deterministic cuDNN (fedcomp), cuDNN defaults")
-    for name, labels in ARMS.items():
-        if args.only and name not in args.only:
-            continue
-        try:
-            data_dir = args.data_dir if name == "fcsg-maml-omniglot" else None
-            arms = {a.label: a for a in E.get(name).build(False, dev, 0, data_dir, 1)}
-        except (DataNotFound, TypeError) as exc:
-            print(f"{name:<26} skipped: {exc}")
-            continue
-        for label in labels:
-            if args.arms and label not in args.arms:
-                continue
-            arm = arms[label]
-            batched = NA.use_batched(arm.problem)
-            diffs = []
-            for patch in (contextlib.nullcontext(),
-                          mock.patch.object(NA, "deterministic_cudnn", contextlib.nullcontext)):
-                with patch:
-                    a = _time(arm, args.iterations, batched, 0)[1].state.X
-                    b = _time(arm, args.iterations, batched, 0)[1].state.X
-                diffs.append(float((a - b).abs().max()))
-            mode = "batched" if batched else "per-client"
-            print(f"{name:<26} {label:<18} {mode:<10} {args.iterations:>10}  "
-                  f"{diffs[0]:.2e}, {diffs[1]:.2e}", flush=True)
+    for name, label, arm in _arms(args, dev):
+        batched = NA.use_batched(arm.problem)
+        diffs = []
+        for patch in (contextlib.nullcontext(),
+                      mock.patch.object(NA, "deterministic_cudnn", contextlib.nullcontext)):
+            with patch:
+                a = _time(arm, args.iterations, batched, 0)[1].state.X
+                b = _time(arm, args.iterations, batched, 0)[1].state.X
+            diffs.append(float((a - b).abs().max()))
+        mode = "batched" if batched else "per-client"
+        print(f"{name:<26} {label:<18} {mode:<10} {args.iterations:>10}  "
+              f"{diffs[0]:.2e}, {diffs[1]:.2e}", flush=True)
     return 0
 
 

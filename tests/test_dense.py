@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import (affine, affine2, matvec_t, row_dot, row_dot2, row_dots4,
-                                  row_dots4_2)
+from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, affine, affine2, matvec_t, matvec_t_rows,
+                                  matvec_t_strips, row_dot, row_dot2, row_dots4, row_dots4_2)
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
 
@@ -90,6 +90,47 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     assert _same_bits(outs[1], ref1)
     assert _same_bits(outs[2], ref2)
     assert _same_bits(outs[3], ref4)
+
+
+@nb.njit
+def _both_matvec_t(A, k, v, o_rows, o_strips, o_dispatch):
+    matvec_t_rows(A, k, v, o_rows)
+    matvec_t_strips(A, k, v, o_strips)
+    matvec_t(A, k, v, o_dispatch)
+
+
+@given(n=st.integers(1, 21), d=st.integers(1, 37), seed=st.integers(0, 2**32 - 1),
+       contiguous=st.booleans())
+@settings(max_examples=40)
+def test_both_forms_of_the_transposed_product_are_the_documented_order(n, d, seed, contiguous):
+    """matvec_t's two traversals (row by row for large matrices, column strips for small ones)
+    give the documented sums bit for bit, and neither writes past its output."""
+    rng = np.random.default_rng(seed)
+    A = _values(rng, (2, n, d))
+    if not contiguous:
+        A = np.repeat(A, 2, axis=2)[:, :, ::2]
+    v = _values(rng, n)
+    full = [np.full(d + 4, np.nan) for _ in range(3)]
+    _both_matvec_t(A, 1, v, *(f[:-4] for f in full))
+    assert all(np.isnan(f[-4:]).all() for f in full), "a product wrote past its output"
+    ref = np.empty(d)
+    plain_matvec_t(A, 1, v, ref)
+    assert all(_same_bits(f[:-4], ref) for f in full)
+
+
+@pytest.mark.parametrize("n, d", [(130, 131), (7, 2500), (2500, 7)])
+def test_the_transposed_product_of_a_large_matrix_takes_the_row_form(n, d):
+    """Above MATVEC_T_ROWS_MIN entries matvec_t reads the rows in order: the same bits as the
+    plain loop (and as the strips)."""
+    assert n * d > MATVEC_T_ROWS_MIN
+    rng = np.random.default_rng(n + d)
+    A = _values(rng, (1, n, d))
+    v = _values(rng, n)
+    outs = [np.empty(d) for _ in range(3)]
+    _both_matvec_t(A, 0, v, *outs)
+    ref = np.empty(d)
+    plain_matvec_t(A, 0, v, ref)
+    assert all(_same_bits(o, ref) for o in outs)
 
 
 @nb.njit

@@ -1,4 +1,5 @@
-"""ns per call of fedcomp.engine.dense's products (affine2 in both layouts, matvec_t) for K = 16
+"""ns per call of fedcomp.engine.dense's products (affine2 in both layouts, matvec_t and its two
+forms, row by row and in column strips, whichever the size would pick) for K = 16
 client matrices of size d x d, called from a compiled loop over the clients: the products alone,
 without the rest of a client step, for an A/B of two checkouts.
 
@@ -22,9 +23,9 @@ import time
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import affine2, matvec_t
+from fedcomp.engine.dense import affine2, matvec_t, matvec_t_rows, matvec_t_strips
 
-DIMS = (8, 10, 16, 50, 200)
+DIMS = (8, 10, 16, 32, 50, 64, 128, 200, 300, 500)
 
 
 @nb.njit
@@ -45,6 +46,24 @@ def _matvec_t_loop(A, v, o, reps):
     return o[0]
 
 
+@nb.njit
+def _rows_loop(A, v, o, reps):
+    for _ in range(reps):
+        for k in range(A.shape[0]):
+            matvec_t_rows(A, k, v, o)
+            v[0] += o[0] * 1e-30
+    return o[0]
+
+
+@nb.njit
+def _strips_loop(A, v, o, reps):
+    for _ in range(reps):
+        for k in range(A.shape[0]):
+            matvec_t_strips(A, k, v, o)
+            v[0] += o[0] * 1e-30
+    return o[0]
+
+
 def main(dims=DIMS) -> None:
     out = {}
     K = 16
@@ -57,7 +76,9 @@ def main(dims=DIMS) -> None:
         reps = max(10, int(2e7 / (K * d * d)))
         cases = {"affine2 columns": (_affine2_loop, (A, At, b, x1, x2, o1, o2)),
                  "affine2 rows": (_affine2_loop, (A, np.empty((K, 0, 0)), b, x1, x2, o1, o2)),
-                 "matvec_t": (_matvec_t_loop, (A, v, o))}
+                 "matvec_t": (_matvec_t_loop, (A, v, o)),
+                 "matvec_t rows": (_rows_loop, (A, v, o)),
+                 "matvec_t strips": (_strips_loop, (A, v, o))}
         times = {name: [] for name in cases}
         for f, args in cases.values():
             f(*args, 2)

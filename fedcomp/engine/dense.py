@@ -233,11 +233,12 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
 
 
 #: A_k^T v from the rows in order (:func:`matvec_t_rows`) when A_k has more entries than this
-#: (128 KiB of float64), in column strips (:func:`matvec_t_strips`) otherwise: the same numbers
-#: either way. bench/dense_micro.py (K = 16, 28 November 2026, AMD EPYC, the other core busy),
-#: ns per call strips / rows: 5 x 10: 26 / 53, 32 x 32: 111 / 337, 64 x 64: 1364 / 1409, 128 x 128:
-#: 7572 / 6796, 200 x 200: 17387 / 14559, 500 x 50: 16923 / 10276, 500 x 500: 393252 / 233519.
-MATVEC_T_ROWS_MIN = 16384
+#: (64 KiB of float64), in column strips (:func:`matvec_t_strips`) otherwise: the same numbers
+#: either way. ``NUMBA_NUM_THREADS=1 taskset -c 1 env PYTHONPATH=. python bench/dense_micro.py``
+#: (K = 16 square matrices, 28 November 2026 03:52 UTC, AMD EPYC, the machine otherwise idle),
+#: ns per call strips / rows: d = 10: 24 / 35; 32: 111 / 135; 64: 585 / 609; 128: 3420 / 2526;
+#: 200: 8403 / 7215; 300: 23450 / 17589; 500: 163246 / 90235.
+MATVEC_T_ROWS_MIN = 8192
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -364,6 +364,9 @@ def test_stored_runs_name_the_model_of_their_device(tmp_path):
     assert set(st.table["device_name"]) == {cpu}
     assert st.manifest["device_names"] == {"cpu": [cpu]}
     assert S.describe_devices(st.table) == f"cpu ({cpu})"
+    no_names = st.table.drop(columns="device_name")
+    assert S.device_names(no_names) == {"cpu": ["not recorded"]}
+    assert S.describe_devices(no_names) == "cpu"   # nothing recorded: the device alone
     # seed 0 as a GPU run of a named card, seed 1 as one stored before rows named the model
     for part in (out / "store").glob("part-*.parquet"):
         df = pd.read_parquet(part)

@@ -158,11 +158,13 @@ def device_names(table) -> dict:
 
 def describe_devices(table, fallback: str = "?") -> str:
     """"cpu (AMD EPYC), cuda (NVIDIA H100 80GB HBM3; not recorded)": each device of the runs
-    with the models that computed them; `fallback` when the table names no device."""
+    with the models that computed them (a device none of whose runs names its model: the device
+    alone); `fallback` when the table names no device."""
     names = device_names(table)
     if not names:
         return fallback
-    return ", ".join(f"{dev} ({'; '.join(n)})" for dev, n in names.items())
+    return ", ".join(dev if n == ["not recorded"] else f"{dev} ({'; '.join(n)})"
+                     for dev, n in names.items())
 
 
 def command(name, T, n_seeds, seed, eval_every, smoke, arms, out, data_dir=None,

@@ -38,28 +38,11 @@ def _affine2_loop(A, At, b, x1, x2, o1, o2, reps):
 
 
 @nb.njit
-def _matvec_t_loop(A, v, o, reps):
+def _transposed_loop(product, A, v, o, reps):
+    """`product` (matvec_t or one of its two forms) over the clients, `reps` times."""
     for _ in range(reps):
         for k in range(A.shape[0]):
-            matvec_t(A, k, v, o)
-            v[0] += o[0] * 1e-30
-    return o[0]
-
-
-@nb.njit
-def _rows_loop(A, v, o, reps):
-    for _ in range(reps):
-        for k in range(A.shape[0]):
-            matvec_t_rows(A, k, v, o)
-            v[0] += o[0] * 1e-30
-    return o[0]
-
-
-@nb.njit
-def _strips_loop(A, v, o, reps):
-    for _ in range(reps):
-        for k in range(A.shape[0]):
-            matvec_t_strips(A, k, v, o)
+            product(A, k, v, o)
             v[0] += o[0] * 1e-30
     return o[0]
 
@@ -76,9 +59,9 @@ def main(dims=DIMS) -> None:
         reps = max(10, int(2e7 / (K * d * d)))
         cases = {"affine2 columns": (_affine2_loop, (A, At, b, x1, x2, o1, o2)),
                  "affine2 rows": (_affine2_loop, (A, np.empty((K, 0, 0)), b, x1, x2, o1, o2)),
-                 "matvec_t": (_matvec_t_loop, (A, v, o)),
-                 "matvec_t rows": (_rows_loop, (A, v, o)),
-                 "matvec_t strips": (_strips_loop, (A, v, o))}
+                 "matvec_t": (_transposed_loop, (matvec_t, A, v, o)),
+                 "matvec_t rows": (_transposed_loop, (matvec_t_rows, A, v, o)),
+                 "matvec_t strips": (_transposed_loop, (matvec_t_strips, A, v, o))}
         times = {name: [] for name in cases}
         for f, args in cases.values():
             f(*args, 2)

@@ -21,8 +21,7 @@ module replaced as soon as it was imported: the name meant two things.)
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from fedcomp._lazy import lazy_exports
 
 _NAMES = {
     "ExponentFit": "fit", "Verdict": "fit", "combine": "fit", "crossing": "fit",
@@ -33,12 +32,4 @@ _NAMES = {
 
 __all__ = sorted(_NAMES)
 
-
-def __getattr__(name: str):
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f"fedcomp.rates.{_NAMES[name]}"), name)
-        globals()[name] = value
-        return value
-    if not name.startswith("_") and importlib.util.find_spec(f"fedcomp.rates.{name}"):
-        return importlib.import_module(f"fedcomp.rates.{name}")   # a submodule
-    raise AttributeError(f"module 'fedcomp.rates' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _NAMES)

@@ -12,7 +12,7 @@ process pool, Dask), :mod:`fedcomp.runner.results` (one simulation through the r
 as the engine's result: what the checks use) and :mod:`fedcomp.runner.store` (Parquet parts,
 atomic writes, resume).
 """
-import importlib
+from fedcomp._lazy import lazy_exports
 
 #: the executors a sweep can run on (:mod:`fedcomp.runner.executors`); defined here so that the
 #: command line's parser lists them without importing pandas
@@ -27,10 +27,4 @@ _NAMES = {"RunSpec": "spec", "build_problem": "spec", "resolve": "spec", "Result
 __all__ = ["RunSpec", "ResultStore", "run_specs", "execute_batch", "build_problem", "resolve",
            "EXECUTORS", "SweepReport", "executor_session", "set_executor"]
 
-
-def __getattr__(name: str):
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f"fedcomp.runner.{_NAMES[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'fedcomp.runner' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _NAMES)

@@ -108,3 +108,71 @@ def test_loss_and_slope_shares_one_exp_with_the_same_numbers(seed, d):
     out = np.empty((8, 4))
     both(F, L, rng.standard_normal(d) * 30, out)
     assert np.array_equal(out[:, :2].view(np.int64), out[:, 2:].view(np.int64))
+
+
+@given(seed=st.integers(0, 2**32 - 1), batch=st.integers(1, 13), d=st.integers(1, 9))
+@settings(max_examples=25, deadline=None)
+def test_kl_memo_gives_g_vjps_own_numbers_and_misses_every_other_point(seed, batch, d):
+    """KL-DRO's per-run memo (``run_data``; :mod:`fedcomp.problems._kl_kernels`): after
+    g_value2 (its second point) or g_value, g_vjp at the same point with the same key takes the
+    sample's rows and weights from the memo and must return g_vjp's own numbers bit for bit. A
+    poisoned memo shows which calls read it: the hit must change, and every other call (one bit
+    of x changed, -0.0 for 0.0, another key, exact oracles, the problem's own data) must not."""
+    p = fedcomp.problems.KLDRO.synthetic(lam=0.7, batch_size=batch, seed=seed % 997, dim=d,
+                                         num_clients=3, samples_per_client=20,
+                                         feature_shift=1.0)
+    km = p.kernel_module
+    run = km.run_data(p.data)
+    assert p.data[5].size == 0 and run[5].shape[0] == p.num_clients
+    rng = np.random.default_rng(seed)
+    x1, x2 = rng.standard_normal(d), rng.standard_normal(d)
+    x2[0] = 0.0
+    v = np.array([rng.uniform(0.1, 2.0)])
+    k = 1
+    key = np.uint64(sample_key(base_key(seed % 1000), k, 5, 0))
+    other = np.uint64(sample_key(base_key(seed % 1000), k, 6, 0))
+
+    def vjp(data, x, kk, exact=False):
+        out = np.zeros(d)
+        km.g_vjp(data, k, x, v, kk, exact, out)
+        return out
+
+    o1, o2, a = np.zeros(1), np.zeros(1), np.zeros(1)
+    km.g_value2(run, k, x1, x2, key, False, o1, o2)
+    km.g_value(p.data, k, x2, key, False, a)
+    assert a[0] == o2[0]
+    assert np.array_equal(vjp(run, x2, key), vjp(p.data, x2, key))
+    d_col = run[0].shape[1]
+    saved = run[5][k, d_col].copy()
+    run[5][k, d_col] = saved * 2.0 + 1.0      # poison the first sample's weight
+    assert not np.array_equal(vjp(run, x2, key), vjp(p.data, x2, key))   # the hit reads it
+    neg = x2.copy()
+    neg[0] = -0.0
+    bumped = x2.copy()
+    bumped[-1] = np.nextafter(bumped[-1], np.inf)
+    for x, kk in ((neg, key), (bumped, key), (x2, other), (x1, key)):
+        assert np.array_equal(vjp(run, x, kk), vjp(p.data, x, kk))
+    assert np.array_equal(vjp(run, x2, key, exact=True), vjp(p.data, x2, key, exact=True))
+    run[5][k, d_col] = saved
+    km.g_value(run, k, x1, other, False, a)    # g_value keeps its point's weights too
+    assert np.array_equal(vjp(run, x1, other), vjp(p.data, x1, other))
+    assert p.data[5].size == 0 and p.data[6].size == 0
+
+
+def test_kl_runs_in_threads_each_have_their_own_memo():
+    """simulate_many's threads run KL-DRO with a memo each (run_data): every run equals its
+    simulate, and the problem's own (empty) memo is never written."""
+    import numba
+    p = fedcomp.problems.KLDRO.synthetic(lam=0.5, batch_size=6, seed=3, **KW)
+    kw = dict(iterations=40, eta=0.2, local_steps=3, beta=0.4, record_every=5)
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        many = fedcomp.simulate_many(p, "feddro", seeds=[0, 1, 2, 3, 0], **kw)
+    finally:
+        numba.set_num_threads(old)
+    for r in many:
+        one = fedcomp.simulate(p, "feddro", seed=r.seed, **kw)
+        assert np.array_equal(one.x_bar, r.x_bar)
+        assert np.array_equal(one.grad_norm_sq, r.grad_norm_sq)
+    assert p.data[5].size == 0 and p.data[6].size == 0

@@ -53,5 +53,13 @@ def comp_grad_b(data, k, x, key_in, key_out, exact, nb_in, nb_out, y, v, u):
     g_vjp_b(data, k, x, v, key_in, exact, nb_in, u)
 
 
+def run_data(data):
+    """The data tuple one run's oracles see (:func:`fedcomp.engine.loop.run_one` calls it once
+    per run, before the first step). The default is ``data`` itself; a problem whose oracles
+    keep a per-run cache appends the cache's buffers here, new for every run, so that runs in
+    parallel threads never share one (KL-DRO does: :mod:`fedcomp.problems._kl_kernels`)."""
+    return data
+
+
 #: names pasted when the problem's kernel module lacks them, in this order
-OPTIONAL = (g_value2, outer_grads, phi_value_grad, cond_grad2, comp_grad_b)
+OPTIONAL = (g_value2, outer_grads, phi_value_grad, cond_grad2, comp_grad_b, run_data)

@@ -67,7 +67,8 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
     rec = borrow(rec_own)
     x_last = borrow(x_last_own)
     tmp = borrow(tmp_own)
-    data = borrow(data)
+    data_run = run_data(data)   # the problem's per-run buffers, if any (engine.defaults)
+    data = borrow(data_run)
     hyper = borrow(hyper)
     xbar = tmp[:d]
     gbuf = tmp[d:2 * d]
@@ -106,5 +107,5 @@ def run_one(data, hyper, base, T, I, exact, rec_every, x0, K, dg, nz, nw, ns, ns
                 for j in range(d):
                     x_last[j] = xbar[j]
                 nr += 1
-    keep_alive((X_own, Y_own, Z_own, W_own, S_own, tmp_own))
+    keep_alive((X_own, Y_own, Z_own, W_own, S_own, tmp_own, data_run))
     return x_last_own, rec_t_own, rec_own, ledger_own, diverged, nr

@@ -1,6 +1,7 @@
 """Kernels of the KL-regularised DRO problem (:class:`fedcomp.problems.KLDRO`).
 
-data = (F (N, d), L (N,), off (K+1,) int64, params [lambda, shift, batch], weights (N,))
+data = (F (N, d), L (N,), off (K+1,) int64, params [lambda, shift, batch], weights (N,),
+        memo (0, 0), memo tags (0, 0) uint64: empty, see "The memo" below)
 
 g_k(x; zeta) = (1/B) sum_{i in batch} exp((loss_i(x) - c) / lambda),  f(u) = lambda log(u) + c,
 h = 0, with c = params[1] a fixed shift. For every constant c this is exactly FedDRO (4) scaled
@@ -21,11 +22,24 @@ value does not depend on its position in the batch). The reductions keep the sam
 g = (0.0 + w_0 + w_1 + ... + w_{n-1}) / n left to right, and g_vjp adds w_j a_{i_j} into out
 sample after sample, as the scalar loops did. Against the former libm version the values differ
 in the last bits only (tests/test_vmath.py). phi_value / phi_grad (the exact measures) keep libm.
+
+The memo (data[5], data[6]): g_value and g_value2 (its second point) keep, per client, the point
+x, the key and each sample's row, exp((loss - c) / lambda) and sigmoid; g_vjp with the same key at
+the same point (every bit of x) takes them from there instead of computing the margins and the
+exps again. FedDRO's and DS-FedDRO's steps ask exactly that (the gradient (7) at t + 1 uses
+x_k^{t+1} and the sample zeta_k^{t+1} of the inner update (8) at t) except after a model
+average, where x changes and the memo misses. The values are those g_vjp computes itself, so the
+results are the same bit for bit (tests/test_dro_problems.py). Only stochastic calls use it,
+only inside a run: the problem's data holds empty memo buffers (no memo), and the engine's loop
+gives every run its own (:func:`run_data`, the kernel protocol's per-run data), so runs in
+parallel threads never share one.
 """
+import math
+
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.simd import div4, mul4, splat4, sub4
+from fedcomp.engine.simd import div4, load4, mul4, splat4, store4, sub4
 from fedcomp.engine.vmath import exp4, softplus_sigmoid4
 from fedcomp.problems._logistic import (add_block, add_lanes, batch_len, block_margins,
                                         block_margins2, loss_and_slope, slopes4)
@@ -35,9 +49,71 @@ HAS_H = False
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def _weights(m, c, lam):
-    """exp((softplus(m) - c) / lam) on each lane."""
-    sp, _ = softplus_sigmoid4(m)
-    return exp4(div4(sub4(sp, splat4(c)), splat4(lam)))
+    """(exp((softplus(m) - c) / lam), sigmoid(m)) on each lane."""
+    sp, sg = softplus_sigmoid4(m)
+    return exp4(div4(sub4(sp, splat4(c)), splat4(lam))), sg
+
+
+@nb.njit(cache=True, error_model="numpy")
+def run_data(data):
+    """The data of one run: the problem's, with memo buffers of its own (kernel protocol)."""
+    off, params = data[2], data[3]
+    K = off.shape[0] - 1
+    cap = (np.int64(params[2]) + 3) // 4 * 4
+    return (data[0], data[1], data[2], data[3], data[4],
+            np.zeros((K, data[0].shape[1] + 2 * cap)), np.zeros((K, 2 + cap), dtype=np.uint64))
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_on(data, exact):
+    return (not exact) and data[5].shape[0] > 0
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_begin(data, k, x):
+    """Client k's memo invalid, and x in it."""
+    mf = data[5]
+    data[6][k, 0] = np.uint64(0)
+    for j in range(x.shape[0]):
+        mf[k, j] = x[j]
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_block(data, k, j, n, rows, w, sg):
+    """The rows, weights and sigmoids of the block of samples j..j+3 (if j < n) into client k's
+    memo."""
+    if j < n:
+        mf, mt = data[5], data[6]
+        d = data[0].shape[1]
+        cap = (mf.shape[1] - d) // 2
+        store4(mf, (k, d + j), w)
+        store4(mf, (k, d + cap + j), sg)
+        mt[k, 2 + j] = np.uint64(rows[0])
+        mt[k, 3 + j] = np.uint64(rows[1])
+        mt[k, 4 + j] = np.uint64(rows[2])
+        mt[k, 5 + j] = np.uint64(rows[3])
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_end(data, k, key):
+    """Client k's memo valid for `key`."""
+    data[6][k, 1] = key
+    data[6][k, 0] = np.uint64(1)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_hit(data, k, key, exact, x):
+    """Whether client k's memo holds the sample of `key` at x (every bit: -0.0 is not 0.0)."""
+    if not _memo_on(data, exact):
+        return False
+    mf, mt = data[5], data[6]
+    if mt[k, 0] != np.uint64(1) or mt[k, 1] != key:
+        return False
+    for j in range(x.shape[0]):
+        a, b = x[j], mf[k, j]
+        if a != b or math.copysign(1.0, a) != math.copysign(1.0, b):
+            return False
+    return True
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -45,20 +121,32 @@ def g_value(data, k, x, key, exact, out):
     F, L, off, params = data[0], data[1], data[2], data[3]
     lam, c = params[0], params[1]
     n = batch_len(off, k, exact, np.int64(params[2]))
+    memo = _memo_on(data, exact)
+    if memo:
+        _memo_begin(data, k, x)
     s = 0.0
     j = np.int64(0)
     while j < n:  # sixteen samples: four independent vector evaluations
-        _, ma = block_margins(F, L, off, k, key, exact, j, n, x)
-        _, mb = block_margins(F, L, off, k, key, exact, j + 4, n, x)
-        _, mc = block_margins(F, L, off, k, key, exact, j + 8, n, x)
-        _, md = block_margins(F, L, off, k, key, exact, j + 12, n, x)
-        wa, wb, wc, wd = _weights(ma, c, lam), _weights(mb, c, lam), _weights(mc, c, lam), \
-            _weights(md, c, lam)
+        ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
+        rb, mb = block_margins(F, L, off, k, key, exact, j + 4, n, x)
+        rc, mc = block_margins(F, L, off, k, key, exact, j + 8, n, x)
+        rd, md = block_margins(F, L, off, k, key, exact, j + 12, n, x)
+        wa, sa = _weights(ma, c, lam)
+        wb, sb = _weights(mb, c, lam)
+        wc, sc = _weights(mc, c, lam)
+        wd, sd = _weights(md, c, lam)
         s = add_lanes(s, wa, j, n)
         s = add_lanes(s, wb, j + 4, n)
         s = add_lanes(s, wc, j + 8, n)
         s = add_lanes(s, wd, j + 12, n)
+        if memo:
+            _memo_block(data, k, j, n, ra, wa, sa)
+            _memo_block(data, k, j + 4, n, rb, wb, sb)
+            _memo_block(data, k, j + 8, n, rc, wc, sc)
+            _memo_block(data, k, j + 12, n, rd, wd, sd)
         j += 16
+    if memo:
+        _memo_end(data, k, key)
     out[0] = s / n
 
 
@@ -70,28 +158,37 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
     F, L, off, params = data[0], data[1], data[2], data[3]
     lam, c = params[0], params[1]
     n = batch_len(off, k, exact, np.int64(params[2]))
+    memo = _memo_on(data, exact)   # of the second point (the next gradient's, in FedDRO)
+    if memo:
+        _memo_begin(data, k, x2)
     s1 = 0.0
     s2 = 0.0
     j = np.int64(0)
     while j < n:  # eight samples at two points: four independent vector evaluations
-        _, ma1, ma2 = block_margins2(F, L, off, k, key, exact, j, n, x1, x2)
-        _, mb1, mb2 = block_margins2(F, L, off, k, key, exact, j + 4, n, x1, x2)
-        wa1, wa2 = _weights(ma1, c, lam), _weights(ma2, c, lam)
-        wb1, wb2 = _weights(mb1, c, lam), _weights(mb2, c, lam)
+        ra, ma1, ma2 = block_margins2(F, L, off, k, key, exact, j, n, x1, x2)
+        rb, mb1, mb2 = block_margins2(F, L, off, k, key, exact, j + 4, n, x1, x2)
+        wa1, _ = _weights(ma1, c, lam)
+        wa2, sa2 = _weights(ma2, c, lam)
+        wb1, _ = _weights(mb1, c, lam)
+        wb2, sb2 = _weights(mb2, c, lam)
         s1 = add_lanes(s1, wa1, j, n)
         s1 = add_lanes(s1, wb1, j + 4, n)
         s2 = add_lanes(s2, wa2, j, n)
         s2 = add_lanes(s2, wb2, j + 4, n)
+        if memo:
+            _memo_block(data, k, j, n, ra, wa2, sa2)
+            _memo_block(data, k, j + 4, n, rb, wb2, sb2)
         j += 8
+    if memo:
+        _memo_end(data, k, key)
     out1[0] = s1 / n
     out2[0] = s2 / n
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def _vjp_weights(L, rows, m, c, lam, v0, n):
-    """exp((loss - c) / lam) / lam * slope * v0 / n on each lane, left to right."""
-    sp, sg = softplus_sigmoid4(m)
-    w = exp4(div4(sub4(sp, splat4(c)), splat4(lam)))
+def _vjp_scale(L, rows, w, sg, lam, v0, n):
+    """w / lam * slope * v0 / n on each lane, left to right (w = exp((loss - c) / lam), sg the
+    sigmoid of the margin)."""
     return div4(mul4(mul4(div4(w, splat4(lam)), slopes4(L, rows, sg)), splat4(v0)), splat4(n))
 
 
@@ -104,9 +201,19 @@ def g_vjp(data, k, x, v, key, exact, out):
         out[j] = 0.0
     v0 = v[0]
     j = np.int64(0)
+    hit = _memo_hit(data, k, key, exact, x)  # this sample's weights at x, kept by g_value(2)
+    mf, mt = data[5], data[6]
+    d = F.shape[1]
+    cap = (mf.shape[1] - d) // 2
     while j < n:  # four samples (more blocks side by side measured no faster here)
-        ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
-        add_block(out, _vjp_weights(L, ra, ma, c, lam, v0, n), F, ra, j, n)
+        if hit:
+            ra = (np.int64(mt[k, 2 + j]), np.int64(mt[k, 3 + j]), np.int64(mt[k, 4 + j]),
+                  np.int64(mt[k, 5 + j]))
+            w, sg = load4(mf, (k, d + j)), load4(mf, (k, d + cap + j))
+        else:
+            ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
+            w, sg = _weights(ma, c, lam)
+        add_block(out, _vjp_scale(L, ra, w, sg, lam, v0, n), F, ra, j, n)
         j += 4
 
 

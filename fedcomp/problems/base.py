@@ -49,6 +49,10 @@ Optional (the engine pastes a default built from the oracles above when the modu
                                              f_k(y; B~), u = grad g_k(x; B)^T v (ComFedL's
                                              direction). Default: g_value_b, f_grad_b, g_vjp_b
                                              (B drawn twice).
+    run_data(data) -> tuple                  the data tuple a run's oracles see, made once per run
+                                             by the engine's loop: a problem whose oracles keep a
+                                             per-run cache appends its buffers (new for every
+                                             run). Default: data itself.
 
 The same key passed to ``g_value`` at two points gives the same sample at both (FedDRO (8));
 ``g_vjp`` and ``g_value`` with the same key use the same sample zeta (FedDRO (7) and (8) share

@@ -157,6 +157,8 @@ class KLDRO(_LogisticDRO):
     def __init__(self, features, labels, lam: float = 1.0, batch_size: int = 16,
                  shift: float = math.log(2.0)):
         super().__init__(features, labels, lam, batch_size, shift)
+        # the oracles' memo, empty here: each run of the engine gets its own (_kl_kernels)
+        self.data = (*self.data, np.zeros((0, 0)), np.zeros((0, 0), dtype=np.uint64))
 
 
 class Chi2DRO(_LogisticDRO):

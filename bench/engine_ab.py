@@ -1,7 +1,9 @@
 """The engine side of bench/jax_anchor.py's LinearQuadratic and kl-d50 workloads, without JAX, for
 an A/B of two checkouts: client-steps per CPU second of FedDRO (K = 16, I = 5, eta = 0.05,
 beta = 0.2, the anchor's problems and iterations), the median of 7 runs after a warm-up, as one
-JSON line.
+JSON line. ``kl-d50 I=1`` and ``kl-d50 I=T`` run kl-d50 with a model average every iteration and
+with none before the last: KL-DRO's memo (fedcomp.problems._kl_kernels) then never and always
+serves FedDRO's next gradient.
 
 Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one core::
 
@@ -29,20 +31,21 @@ WORKLOADS = ((10, 40_000, 0.0), (100, 2_000, 0.1), (200, 600, 0.1), (200, 600, 0
 def main() -> None:
     out = {}
     cases = [(f"d={d} {'noise' if noise > 0 else 'exact'}", T, noise > 0,
-              LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1))
+              LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1), 5)
              for d, T, noise in WORKLOADS]
-    cases.append(("kl-d50", 4_000, True, KLDRO.synthetic(dim=50, num_clients=16, batch_size=16,
-                                                         feature_shift=0.5, seed=2)))
+    kl = KLDRO.synthetic(dim=50, num_clients=16, batch_size=16, feature_shift=0.5, seed=2)
+    cases += [("kl-d50", 4_000, True, kl, 5), ("kl-d50 I=1", 4_000, True, kl, 1),
+              ("kl-d50 I=T", 4_000, True, kl, 4_000)]
     only = sys.argv[1:]
     unknown = sorted(set(only) - {c[0] for c in cases})
     if unknown:
         sys.exit(f"unknown workload(s) {unknown}; the workloads are {[c[0] for c in cases]}")
-    for name, T, stochastic, p in cases:
+    for name, T, stochastic, p, I in cases:
         if only and name not in only:
             continue
 
         def run():
-            return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=5, seed=0,
+            return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=I, seed=0,
                                     stochastic=stochastic, record_every=T, beta=0.2)
         run()
         times = []

@@ -176,3 +176,15 @@ def test_kl_runs_in_threads_each_have_their_own_memo():
         assert np.array_equal(one.x_bar, r.x_bar)
         assert np.array_equal(one.grad_norm_sq, r.grad_norm_sq)
     assert p.data[5].size == 0 and p.data[6].size == 0
+
+
+def test_a_huge_minibatch_runs_without_a_memo():
+    """Beyond MEMO_MAX_ENTRIES a run's memo is empty (not gigabytes): the oracles then compute
+    as without one."""
+    from fedcomp.problems import _kl_kernels as km
+    small = fedcomp.problems.KLDRO.synthetic(lam=0.5, batch_size=16, seed=1, **KW)
+    huge = fedcomp.problems.KLDRO.synthetic(lam=0.5, batch_size=km.MEMO_MAX_ENTRIES, seed=1,
+                                            **KW)
+    assert km.run_data(small.data)[5].shape[0] == small.num_clients
+    assert km.run_data(huge.data)[5].shape[0] == 0
+    assert km.run_data(huge.data)[6].shape[0] == 0

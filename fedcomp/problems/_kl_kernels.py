@@ -32,7 +32,7 @@ average, where x changes and the memo misses. The values are those g_vjp compute
 results are the same bit for bit (tests/test_dro_problems.py). Only stochastic calls use it,
 only inside a run: the problem's data holds empty memo buffers (no memo), and the engine's loop
 gives every run its own (:func:`run_data`, the kernel protocol's per-run data), so runs in
-parallel threads never share one.
+parallel threads never share one; a run whose memo would exceed MEMO_MAX_ENTRIES keeps none.
 """
 import math
 
@@ -54,14 +54,23 @@ def _weights(m, c, lam):
     return exp4(div4(sub4(sp, splat4(c)), splat4(lam))), sg
 
 
+#: A run keeps no memo when it would exceed this many entries (K (d + 3 B) for minibatches of B
+#: samples; 2**22 entries, 32 MiB): a huge minibatch runs as without the memo.
+MEMO_MAX_ENTRIES = 1 << 22
+
+
 @nb.njit(cache=True, error_model="numpy")
 def run_data(data):
-    """The data of one run: the problem's, with memo buffers of its own (kernel protocol)."""
+    """The data of one run: the problem's, with memo buffers of its own (kernel protocol), empty
+    beyond MEMO_MAX_ENTRIES."""
     off, params = data[2], data[3]
     K = off.shape[0] - 1
+    d = data[0].shape[1]
     cap = (np.int64(params[2]) + 3) // 4 * 4
+    if K * (d + 3 * cap) > MEMO_MAX_ENTRIES:
+        K = 0
     return (data[0], data[1], data[2], data[3], data[4],
-            np.zeros((K, data[0].shape[1] + 2 * cap)), np.zeros((K, 2 + cap), dtype=np.uint64))
+            np.zeros((K, d + 2 * cap)), np.zeros((K, 2 + cap), dtype=np.uint64))
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

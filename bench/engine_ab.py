@@ -3,7 +3,8 @@ an A/B of two checkouts: client-steps per CPU second of FedDRO (K = 16, I = 5, e
 beta = 0.2, the anchor's problems and iterations), the median of 7 runs after a warm-up, as one
 JSON line. ``kl-d50 I=1`` and ``kl-d50 I=T`` run kl-d50 with a model average every iteration and
 with none before the last: KL-DRO's memo (fedcomp.problems._kl_kernels) then never and always
-serves FedDRO's next gradient.
+serves FedDRO's next gradient. ``kl-d50 ds-feddro`` and ``kl-d50 fedavg-modified`` run those
+algorithms instead of FedDRO on kl-d50 (I = 5; DS-FedDRO with server steps 1.0).
 
 Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one core::
 
@@ -35,7 +36,12 @@ def main() -> None:
              for d, T, noise in WORKLOADS]
     kl = KLDRO.synthetic(dim=50, num_clients=16, batch_size=16, feature_shift=0.5, seed=2)
     cases += [("kl-d50", 4_000, True, kl, 5), ("kl-d50 I=1", 4_000, True, kl, 1),
-              ("kl-d50 I=T", 4_000, True, kl, 4_000)]
+              ("kl-d50 I=T", 4_000, True, kl, 4_000),
+              ("kl-d50 ds-feddro", 4_000, True, kl, 5),
+              ("kl-d50 fedavg-modified", 4_000, True, kl, 5)]
+    algorithms = {"kl-d50 ds-feddro": ("ds-feddro", dict(beta=0.2, server_lr_x=1.0,
+                                                         server_lr_y=1.0)),
+                  "kl-d50 fedavg-modified": ("fedavg-modified", {})}
     only = sys.argv[1:]
     unknown = sorted(set(only) - {c[0] for c in cases})
     if unknown:
@@ -44,9 +50,11 @@ def main() -> None:
         if only and name not in only:
             continue
 
+        alg, hyper = algorithms.get(name, ("feddro", dict(beta=0.2)))
+
         def run():
-            return fedcomp.simulate(p, "feddro", iterations=T, eta=0.05, local_steps=I, seed=0,
-                                    stochastic=stochastic, record_every=T, beta=0.2)
+            return fedcomp.simulate(p, alg, iterations=T, eta=0.05, local_steps=I, seed=0,
+                                    stochastic=stochastic, record_every=T, **hyper)
         run()
         times = []
         for _ in range(7):

@@ -31,26 +31,23 @@ WORKLOADS = ((10, 40_000, 0.0), (100, 2_000, 0.1), (200, 600, 0.1), (200, 600, 0
 
 def main() -> None:
     out = {}
+    feddro = ("feddro", dict(beta=0.2))
     cases = [(f"d={d} {'noise' if noise > 0 else 'exact'}", T, noise > 0,
-              LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1), 5)
+              LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1), 5, feddro)
              for d, T, noise in WORKLOADS]
     kl = KLDRO.synthetic(dim=50, num_clients=16, batch_size=16, feature_shift=0.5, seed=2)
-    cases += [("kl-d50", 4_000, True, kl, 5), ("kl-d50 I=1", 4_000, True, kl, 1),
-              ("kl-d50 I=T", 4_000, True, kl, 4_000),
-              ("kl-d50 ds-feddro", 4_000, True, kl, 5),
-              ("kl-d50 fedavg-modified", 4_000, True, kl, 5)]
-    algorithms = {"kl-d50 ds-feddro": ("ds-feddro", dict(beta=0.2, server_lr_x=1.0,
-                                                         server_lr_y=1.0)),
-                  "kl-d50 fedavg-modified": ("fedavg-modified", {})}
+    cases += [("kl-d50", 4_000, True, kl, 5, feddro), ("kl-d50 I=1", 4_000, True, kl, 1, feddro),
+              ("kl-d50 I=T", 4_000, True, kl, 4_000, feddro),
+              ("kl-d50 ds-feddro", 4_000, True, kl, 5,
+               ("ds-feddro", dict(beta=0.2, server_lr_x=1.0, server_lr_y=1.0))),
+              ("kl-d50 fedavg-modified", 4_000, True, kl, 5, ("fedavg-modified", {}))]
     only = sys.argv[1:]
     unknown = sorted(set(only) - {c[0] for c in cases})
     if unknown:
         sys.exit(f"unknown workload(s) {unknown}; the workloads are {[c[0] for c in cases]}")
-    for name, T, stochastic, p, I in cases:
+    for name, T, stochastic, p, I, (alg, hyper) in cases:
         if only and name not in only:
             continue
-
-        alg, hyper = algorithms.get(name, ("feddro", dict(beta=0.2)))
 
         def run():
             return fedcomp.simulate(p, alg, iterations=T, eta=0.05, local_steps=I, seed=0,

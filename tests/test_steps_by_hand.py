@@ -78,15 +78,6 @@ def test_mbsgd_two_iterations(p):
     assert r.floats_by_variable == {"grad": 4, "y": 4}
 
 
-def _avg(M):
-    """The engine's average (fedcomp.algorithms.comm.avg_rows): the rows summed in order from
-    0.0, divided by K, into every row."""
-    s = np.zeros(M.shape[1])
-    for row in M:
-        s = s + row
-    M[:] = s / M.shape[0]
-
-
 @pytest.mark.parametrize("name", ["linear-quadratic", "kl-dro"])
 def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(name):
     """FedDRO's stochastic run, rounds included, against Algorithm 2 written here as the kernel
@@ -99,6 +90,7 @@ def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(nam
                                              samples_per_client=15, dim=6, seed=4)
     else:
         p = fedcomp.problems.LinearQuadratic.random(3, 6, 5, noise=0.2, seed=7)
+    from fedcomp.algorithms.comm import avg_rows, mean_rows   # the engine's averages
     from fedcomp.rng import base_key, sample_key
     km = p.kernel_module
     K, d, dg = p.num_clients, p.dim, p.inner_dim
@@ -113,7 +105,8 @@ def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(nam
     X, Y = np.zeros((K, d)), np.zeros((K, dg))
     for k in range(K):
         km.g_value(p.data, k, X[k], key(k, 0), False, Y[k])
-    _avg(Y)
+    ledger = np.zeros(3, dtype=np.int64)
+    avg_rows(Y, ledger, 0)
     anchor = X.copy()
     v, gx, ga, gb = np.zeros(dg), np.zeros(d), np.zeros(dg), np.zeros(dg)
     for t in range(T):
@@ -126,9 +119,9 @@ def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(nam
             for i in range(dg):
                 Y[k, i] = (1.0 - beta) * (Y[k, i] - ga[i]) + gb[i]
             anchor[k] = X[k]
-        _avg(Y)
+        avg_rows(Y, ledger, 0)
         if (t + 1) % I == 0:
-            _avg(X)
-    xbar = X.copy()
-    _avg(xbar)
-    assert np.array_equal(xbar[0], res.x_bar)
+            avg_rows(X, ledger, 1)
+    xbar = np.zeros(d)
+    mean_rows(X, xbar)
+    assert np.array_equal(xbar, res.x_bar)

@@ -142,6 +142,10 @@ def distinct(values) -> str:
     return ", ".join(sorted(seen))
 
 
+#: the model name of runs stored before rows named it
+NOT_RECORDED = "not recorded"
+
+
 def device_names(table) -> dict:
     """{device: sorted model names of the runs computed on it} from the runs' ``device_name``
     column ("not recorded" for runs stored before rows named the model, e.g. "cuda" runs of 27
@@ -152,7 +156,7 @@ def device_names(table) -> dict:
                                                                           dtype=object)
     out = {}
     for dev, g in names.groupby(table["device"], sort=True):
-        out[str(dev)] = sorted({str(v) if pd.notna(v) else "not recorded" for v in g})
+        out[str(dev)] = sorted({str(v) if pd.notna(v) else NOT_RECORDED for v in g})
     return out
 
 
@@ -163,7 +167,7 @@ def describe_devices(table, fallback: str = "?") -> str:
     names = device_names(table)
     if not names:
         return fallback
-    return ", ".join(dev if n == ["not recorded"] else f"{dev} ({'; '.join(n)})"
+    return ", ".join(dev if n == [NOT_RECORDED] else f"{dev} ({'; '.join(n)})"
                      for dev, n in names.items())
 
 

@@ -67,10 +67,9 @@ def run_data(data):
     K = off.shape[0] - 1
     d = data[0].shape[1]
     cap = (np.int64(params[2]) + 3) // 4 * 4
-    if K * (d + 3 * cap) > MEMO_MAX_ENTRIES:
-        K = 0
+    rows = K if K * (d + 3 * cap) <= MEMO_MAX_ENTRIES else 0
     return (data[0], data[1], data[2], data[3], data[4],
-            np.zeros((K, d + 2 * cap)), np.zeros((K, 2 + cap), dtype=np.uint64))
+            np.zeros((rows, d + 2 * cap)), np.zeros((rows, 2 + cap), dtype=np.uint64))
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -88,19 +87,37 @@ def _memo_begin(data, k, x):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_cols(data):
+    """(d, cap): a memo row of data[5] is the point (d), the weights (cap), the sigmoids (cap);
+    of data[6], the flag, the key and the rows (cap) (run_data's layout)."""
+    d = data[0].shape[1]
+    return d, (data[5].shape[1] - d) // 2
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _memo_block(data, k, j, n, rows, w, sg):
     """The rows, weights and sigmoids of the block of samples j..j+3 (if j < n) into client k's
     memo."""
     if j < n:
         mf, mt = data[5], data[6]
-        d = data[0].shape[1]
-        cap = (mf.shape[1] - d) // 2
+        d, cap = _memo_cols(data)
         store4(mf, (k, d + j), w)
         store4(mf, (k, d + cap + j), sg)
         mt[k, 2 + j] = np.uint64(rows[0])
         mt[k, 3 + j] = np.uint64(rows[1])
         mt[k, 4 + j] = np.uint64(rows[2])
         mt[k, 5 + j] = np.uint64(rows[3])
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _memo_read(data, k, j):
+    """The rows, weights and sigmoids of the block of samples j..j+3 from client k's memo (what
+    _memo_block stored)."""
+    mf, mt = data[5], data[6]
+    d, cap = _memo_cols(data)
+    rows = (np.int64(mt[k, 2 + j]), np.int64(mt[k, 3 + j]), np.int64(mt[k, 4 + j]),
+            np.int64(mt[k, 5 + j]))
+    return rows, load4(mf, (k, d + j)), load4(mf, (k, d + cap + j))
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -211,14 +228,9 @@ def g_vjp(data, k, x, v, key, exact, out):
     v0 = v[0]
     j = np.int64(0)
     hit = _memo_hit(data, k, key, exact, x)  # this sample's weights at x, kept by g_value(2)
-    mf, mt = data[5], data[6]
-    d = F.shape[1]
-    cap = (mf.shape[1] - d) // 2
     while j < n:  # four samples (more blocks side by side measured no faster here)
         if hit:
-            ra = (np.int64(mt[k, 2 + j]), np.int64(mt[k, 3 + j]), np.int64(mt[k, 4 + j]),
-                  np.int64(mt[k, 5 + j]))
-            w, sg = load4(mf, (k, d + j)), load4(mf, (k, d + cap + j))
+            ra, w, sg = _memo_read(data, k, j)
         else:
             ra, ma = block_margins(F, L, off, k, key, exact, j, n, x)
             w, sg = _weights(ma, c, lam)

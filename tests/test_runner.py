@@ -106,6 +106,48 @@ def test_the_table_of_a_sweep_is_the_table_its_store_reads_back(tmp_path):
         run_ids=first["run_id"].unique()), check_exact=True)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
+                          st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 4)),
+                                   min_size=0, max_size=6),
+                          st.booleans(), st.booleans()), min_size=1, max_size=6))
+def test_combine_is_the_stable_sort_of_the_concatenation(parts):
+    """combine orders whole frames where each holds one configuration in (seed, t) order and
+    the frames do not overlap (store._sorted_blocks), and sorts row by row otherwise: either way
+    the table must be, row for row and dtype for dtype, the stable sort of the frames'
+    concatenation by (config_hash, seed, t) after dropping repeated (run_id, t), here on frames
+    of one or two configurations, in order or not, overlapping or not, with repeated rows and an
+    extra column in some."""
+    from fedcomp.runner.store import combine
+    frames = []
+    for i, (cfg, rows, two_configs, extra) in enumerate(parts):
+        n = len(rows)
+        cols = {"t": [t for _, t in rows], "config_hash": [cfg] * n,
+                "seed": [s for s, _ in rows], "x": [float(i)] * n}
+        if two_configs and n:
+            cols["config_hash"][-1] = "b" if cfg != "b" else "a"
+        cols["run_id"] = [f"{c}-{s}" for c, s in zip(cols["config_hash"], cols["seed"])]
+        if extra:
+            cols["y"] = [str(i)] * n
+        frames.append(pd.DataFrame(cols).astype({"t": "int64", "seed": "int64"}))
+    df = pd.concat(frames, ignore_index=True).drop_duplicates(["run_id", "t"])
+    ref = df.sort_values(["config_hash", "seed", "t"], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(combine(frames), ref, check_exact=True)
+
+
+def test_combine_orders_whole_frames_of_one_configuration():
+    """The case every sweep makes (one configuration per frame, seeds and t in order) takes
+    the path without a row sort, and frames that overlap do not."""
+    from fedcomp.runner.store import _sorted_blocks
+
+    def frame(cfg, seeds):
+        return pd.DataFrame({"t": [0, 5] * len(seeds), "config_hash": cfg,
+                             "seed": [s for s in seeds for _ in range(2)]})
+    b, a0, a1 = frame("b", [0, 1]), frame("a", [0, 1]), frame("a", [2])
+    assert [f is g for f, g in zip(_sorted_blocks([b, a1, a0]), [a0, a1, b])] == [True] * 3
+    assert _sorted_blocks([b, frame("b", [1, 2])]) is None
+
+
 @pytest.mark.parametrize("case", ["seeds", "diverged", "labels differ", "label types differ",
                                   "no record"])
 def test_a_batch_table_is_the_concatenation_of_its_runs_tables(case, monkeypatch):

@@ -209,11 +209,13 @@ def _summarize_by_groups(table):
     return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
 
 
-@pytest.mark.parametrize("variant", ["as stored", "rows shuffled", "no sweep label"])
-def test_summarize_is_the_per_run_groupby_it_replaced(variant):
+@pytest.mark.parametrize("variant", ["as stored", "rows shuffled", "no sweep label",
+                                     "summary inputs only"])
+def test_summarize_is_the_per_run_groupby_it_replaced(variant, tmp_path):
     """summarize (one sort of the whole table, then numpy per run) gives the table of the
     groupby form, bits and dtypes: runs of two sweeps and two sizes, a diverged run, rows in
-    any order, and a table without the sweep label."""
+    any order, a table without the sweep label, and the table Sweep.run asks run_specs for
+    (its columns SUMMARY_INPUTS only, the runs half computed, half read back from a store)."""
     from fedcomp.runner import RunSpec, run_specs
     from fedcomp.rates.measure import summarize
     ctor = "fedcomp.problems.linear:LinearQuadratic.random"
@@ -226,6 +228,13 @@ def test_summarize_is_the_per_run_groupby_it_replaced(variant):
              for s in range(3)]
     table = run_specs(specs, executor="inprocess", progress=False)
     assert table["diverged_at"].notna().any()
+    if variant == "summary inputs only":
+        from fedcomp.rates.measure import SUMMARY_INPUTS
+        run_specs(specs[::2], store=tmp_path, executor="inprocess", progress=False)
+        narrow = run_specs(specs, store=tmp_path, executor="inprocess", progress=False,
+                           columns=SUMMARY_INPUTS)
+        assert set(narrow.columns) == set(SUMMARY_INPUTS) < set(table.columns)
+        pd.testing.assert_frame_equal(summarize(narrow), summarize(table), check_exact=True)
     if variant == "rows shuffled":
         table = table.sample(frac=1.0, random_state=3).reset_index(drop=True)
     elif variant == "no sweep label":

@@ -53,6 +53,8 @@ def test_spec_rejects_bad_input():
         RunSpec(CTOR, {"A": object()}, "feddro", {})
     with pytest.raises(ValueError, match="executor"):
         run_specs(_specs(1, [0]), executor="cluster")
+    with pytest.raises(ValueError, match="columns must be a list of column names"):
+        run_specs(_specs(1, [0]), columns="grad_norm_sq")
 
 
 def test_execute_batch_equals_simulate():
@@ -358,3 +360,26 @@ def test_an_executor_session_shares_one_process_pool(monkeypatch):
     local = local.sort_values(["run_id", "t"]).reset_index(drop=True)
     pd.testing.assert_frame_equal(both[METRIC_COLS], local[METRIC_COLS], check_exact=True)
     assert executors._SESSION is None
+
+
+def test_a_column_some_parts_lack_is_read_from_the_others_without_quarantining(tmp_path):
+    """ResultStore.table(columns=...) naming a column one part does not have (an algorithm
+    without y, local-scgd, writes no floats_y_total) reads that part without it; it used to quarantine the
+    part (pyarrow's error for the missing field taken for a broken file) and so discard its
+    runs."""
+    import warnings
+
+    from fedcomp.runner.store import CorruptPartWarning
+    with_y = _specs(1, seeds=[0])
+    without_y = [RunSpec(CTOR, ARGS, "local-scgd", {"iterations": 40, "eta": 0.05, "beta": 0.5,
+                                                    "local_steps": 2, "record_every": 10},
+                         seed=0)]
+    full = run_specs(with_y + without_y, store=tmp_path, executor="inprocess", progress=False)
+    assert full["floats_y_total"].isna().any() and full["floats_y_total"].notna().any()
+    store = ResultStore(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CorruptPartWarning)
+        part = store.table(columns=["run_id", "config_hash", "seed", "t", "floats_y_total"])
+    assert not (tmp_path / "quarantine").exists()
+    assert sorted(part["run_id"].unique()) == sorted(full["run_id"].unique())
+    pd.testing.assert_frame_equal(part, full[list(part.columns)], check_exact=True)

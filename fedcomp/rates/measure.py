@@ -96,8 +96,15 @@ class Sweep:
     def run(self, store_dir: Path | str | None = None, **executor) -> pd.DataFrame:
         """Run (or resume) the sweep; return the per-run summary (:func:`summarize`)."""
         opts = {**DEFAULT_EXECUTOR, **executor}
-        table = run_specs(self.specs(), store=store_dir, desc=self.name, **opts)
+        table = run_specs(self.specs(), store=store_dir, desc=self.name, columns=SUMMARY_INPUTS,
+                          **opts)
         return summarize(table)
+
+
+# the columns of a run table that summarize reads
+SUMMARY_INPUTS = ("run_id", "config_hash", "algorithm", "t", "iterations", "K", "d", "d_g", "seed",
+                  "eta", "local_steps", "grad_norm_sq", "diverged_at", "rounds_total",
+                  "floats_sent_total", "floats_x_total", "floats_y_total", "label_sweep")
 
 
 def summarize(table: pd.DataFrame) -> pd.DataFrame:

@@ -174,8 +174,15 @@ class ResultStore:
                       stacklevel=3)
 
     def _read(self, part: Path, columns=None) -> pd.DataFrame | None:
-        """Read one part, or quarantine it (None) when it is not a readable Parquet file."""
+        """Read one part, or quarantine it (None) when it is not a readable Parquet file.
+        `columns` the part does not have are left out (parts of different algorithms hold
+        different ``floats_<variable>_total`` columns): asked for, pyarrow's error for a missing
+        field was taken for a broken file, and a good part quarantined."""
         try:
+            if columns is not None:
+                import pyarrow.parquet as pq
+                have = set(pq.read_schema(part).names)
+                columns = [c for c in columns if c in have]
             return pd.read_parquet(part, columns=columns)
         except FileNotFoundError:
             return None  # quarantined by another reader meanwhile

@@ -99,6 +99,13 @@ def make_spec(problem: str, problem_args: dict, algorithm: str, seed: int = 0,
     return RunSpec(problem, dict(problem_args), algorithm, params, int(seed), lab)
 
 
+def result_inputs() -> tuple:
+    """The columns of a run table that :func:`result_from_rows` reads (run_results asks
+    run_specs for these only)."""
+    from fedcomp.engine import METRICS
+    return ("run_id", "t", "result", "diverged_at", *METRICS)
+
+
 def result_from_rows(rows: pd.DataFrame):
     """The :class:`fedcomp.SimulationResult` of one stored run (its rows, sorted by t)."""
     from fedcomp.engine import METRICS, SimulationResult
@@ -124,7 +131,7 @@ def run_results(specs, store=None, desc: str = "runs") -> list:
     :class:`fedcomp.SimulationResult` per spec, in order."""
     specs = list(specs)
     store = store if store is not None else current_store()
-    table = run_specs(specs, store=store, desc=desc, **DEFAULT_EXECUTOR)
+    table = run_specs(specs, store=store, desc=desc, columns=result_inputs(), **DEFAULT_EXECUTOR)
     groups = {rid: g for rid, g in table.groupby("run_id", sort=False)}
     return [result_from_rows(groups[s.run_id]) for s in specs]
 

@@ -1,5 +1,6 @@
 """The cost of the recorded metrics against the client step alone, on the conditional (FCSG)
-and AUC problems at the quick verify's settings.
+and AUC problems at the quick verify's settings, and on KL-DRO at the full profile's smallest
+cell of khanduri.thm4.3 (T = 1024, a record every iteration).
 
 Run::
 
@@ -33,6 +34,15 @@ def main() -> int:
         for alg in ("fcsg", "fcsg-m", "acc-fcsg-m")}
     cases["localscgdam on AUCMinimax"] = (auc, "localscgdam", 16384, 16384 // 256,
                                           dict(eta=eta_a, local_steps=q_a, **HYPER))
+    # the full profile's smallest KL-DRO cell of khanduri.thm4.3 (T = 1024: a record every
+    # iteration, Phi and grad Phi over all 800 samples each time)
+    from fedcomp.rates import feddro
+    from fedcomp.runner.spec import build_problem
+    kl = next(s for s in feddro.sweep("feddro-kl", "full").specs()
+              if s.params["iterations"] == 1024 and s.seed == 0)
+    kl_kw = {k: v for k, v in kl.params.items() if k not in ("iterations", "record_every")}
+    cases["feddro on KL-DRO (full profile)"] = (build_problem(kl), "feddro", 1024,
+                                                kl.params["record_every"], kl_kw)
     times: dict = {}
     for rep in range(6):
         for name, (p, alg, T, rec, kw) in cases.items():
@@ -42,7 +52,7 @@ def main() -> int:
                 ns = (time.process_time() - t0) / (T * p.num_clients) * 1e9
                 if rep:
                     times.setdefault((name, every == T), []).append(ns)
-    print("| run | ns per client step, quick profile's records | at the end only |")
+    print("| run | ns per client step, the profile's records | at the end only |")
     print("|---|---|---|")
     for name in cases:
         print(f"| {name} | {statistics.median(times[(name, False)]):.0f} | "

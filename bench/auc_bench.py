@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 from fedcomp.rates import auc  # noqa: E402
 from fedcomp.runner.results import run_many  # noqa: E402

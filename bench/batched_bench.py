@@ -14,14 +14,12 @@ times are CPU seconds of the process, medians are reported, and the ratio is loo
 """
 from __future__ import annotations
 
-import os
 import statistics
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 import fedcomp  # noqa: E402
 

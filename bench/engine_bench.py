@@ -67,13 +67,12 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import time
 
 import numba as nb
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 import fedcomp  # noqa: E402
 from fedcomp import rng as frng  # noqa: E402

@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 import fedcomp  # noqa: E402
 from fedcomp.problems import LinearQuadratic  # noqa: E402

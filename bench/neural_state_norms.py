@@ -14,10 +14,9 @@ the arm's step eta (every other hyperparameter as the experiment defines it).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 
 def main() -> None:

@@ -14,12 +14,10 @@ run left out). Not a test: nothing is asserted about time.
 """
 from __future__ import annotations
 
-import os
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 
 def main() -> int:

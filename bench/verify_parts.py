@@ -25,10 +25,9 @@ import argparse
 import collections
 import functools
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
 CPU = collections.Counter()
 CALLS = collections.Counter()

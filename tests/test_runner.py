@@ -150,6 +150,26 @@ def test_combine_orders_whole_frames_of_one_configuration():
     assert _sorted_blocks([b, frame("b", [1, 2])]) is None
 
 
+@pytest.mark.parametrize("kind", ["categorical", "string with NA"])
+def test_combine_sorts_rows_where_whole_frames_would_be_wrong(kind):
+    """Two config_hash columns for which ordering whole frames by their text would differ from
+    the stable sort (found in review): a categorical whose categories are not in text order
+    (sort_values follows the categories) and a nullable string column with a missing value
+    (sorted last, and NA == "b" is NA, which all() skips). combine must sort the rows."""
+    from fedcomp.runner.store import combine
+    if kind == "categorical":
+        dt = pd.CategoricalDtype(["b", "a"])
+        frames = [pd.DataFrame({"config_hash": pd.Series([c], dtype=dt), "seed": [0], "t": [0],
+                                "run_id": [f"{c}-0"]}) for c in ("a", "b")]
+    else:
+        frames = [pd.DataFrame({"config_hash": pd.array(c, dtype="string"), "seed": [0, 1],
+                                "t": [0, 0], "run_id": ids})
+                  for c, ids in ((["b", None], ["b-0", "x"]), (["c", "c"], ["c-0", "c-1"]))]
+    ref = pd.concat(frames, ignore_index=True).sort_values(
+        ["config_hash", "seed", "t"], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(combine(frames), ref, check_exact=True)
+
+
 @pytest.mark.parametrize("case", ["seeds", "diverged", "labels differ", "label types differ",
                                   "no record"])
 def test_a_batch_table_is_the_concatenation_of_its_runs_tables(case, monkeypatch):
@@ -381,5 +401,19 @@ def test_a_column_some_parts_lack_is_read_from_the_others_without_quarantining(t
         warnings.simplefilter("error", CorruptPartWarning)
         part = store.table(columns=["run_id", "config_hash", "seed", "t", "floats_y_total"])
     assert not (tmp_path / "quarantine").exists()
+    narrow = run_specs(with_y, store=tmp_path, executor="inprocess", progress=False,
+                       columns=(c for c in ["grad_norm_sq"]))   # a generator, read once
+    assert "grad_norm_sq" in narrow.columns
     assert sorted(part["run_id"].unique()) == sorted(full["run_id"].unique())
     pd.testing.assert_frame_equal(part, full[list(part.columns)], check_exact=True)
+
+
+def test_a_part_without_run_ids_is_still_quarantined(tmp_path):
+    """Leaving out columns a part lacks must not let a part with no run_id in (a file that is no
+    part of the store): it is quarantined as before, and the store's runs are read."""
+    from fedcomp.runner.store import CorruptPartWarning
+    run_specs(_specs(1, seeds=[0]), store=tmp_path, executor="inprocess", progress=False)
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "part-foreign.parquet")
+    with pytest.warns(CorruptPartWarning, match="part-foreign"):
+        done = ResultStore(tmp_path).finished()
+    assert len(done) == 1 and (tmp_path / "quarantine" / "part-foreign.parquet").exists()

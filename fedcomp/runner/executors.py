@@ -286,8 +286,13 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     connect_timeout = V.real_in("connect_timeout", connect_timeout, 0.0)
     poll_seconds = V.real_in("poll_seconds", poll_seconds, 0.0)
     if columns is not None:
-        if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
-            raise ValueError(f"columns must be a list of column names, got {columns!r}")
+        given = columns
+        try:   # a generator is read once, here
+            columns = None if isinstance(given, str) else list(given)
+        except TypeError:
+            columns = None
+        if columns is None or not all(isinstance(c, str) for c in columns):
+            raise ValueError(f"columns must be a list of column names, got {given!r}")
         columns = list(dict.fromkeys(["run_id", "config_hash", "seed", "t", *columns]))
     if isinstance(specs, (RunSpec, str, bytes, dict)) or not hasattr(specs, "__iter__"):
         raise ValueError(f"specs must be an iterable of RunSpec objects (e.g. a list), got "

@@ -177,11 +177,14 @@ class ResultStore:
         """Read one part, or quarantine it (None) when it is not a readable Parquet file.
         `columns` the part does not have are left out (parts of different algorithms hold
         different ``floats_<variable>_total`` columns): asked for, pyarrow's error for a missing
-        field was taken for a broken file, and a good part quarantined."""
+        field was taken for a broken file, and a good part quarantined. A part without
+        ``run_id`` is no part of a store and is quarantined, as before."""
         try:
             if columns is not None:
                 import pyarrow.parquet as pq
                 have = set(pq.read_schema(part).names)
+                if "run_id" in columns and "run_id" not in have:
+                    raise ValueError("the part has no run_id column (not a part of this store)")
                 columns = [c for c in columns if c in have]
             return pd.read_parquet(part, columns=columns)
         except FileNotFoundError:
@@ -375,7 +378,10 @@ def _sorted_blocks(frames: list[pd.DataFrame]) -> list[pd.DataFrame] | None:
             return None
         cfg = f["config_hash"]
         c0 = cfg.iloc[0]
-        if not isinstance(c0, str) or not bool((cfg == c0).all()):
+        # plain text only: a categorical sorts by its categories' order, and a missing value
+        # (pandas' NA compares as NA, which all() skips) sorts last
+        if (isinstance(cfg.dtype, pd.CategoricalDtype) or not isinstance(c0, str)
+                or not bool(cfg.notna().all()) or not bool((cfg == c0).all())):
             return None
         s = f["seed"].to_numpy()
         t = f["t"].to_numpy()

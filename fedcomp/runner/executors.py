@@ -286,14 +286,11 @@ def run_specs(specs, store=None, executor: str = "process", workers: int | None 
     connect_timeout = V.real_in("connect_timeout", connect_timeout, 0.0)
     poll_seconds = V.real_in("poll_seconds", poll_seconds, 0.0)
     if columns is not None:
-        given = columns
-        try:   # a generator is read once, here
-            columns = None if isinstance(given, str) else list(given)
-        except TypeError:
-            columns = None
-        if columns is None or not all(isinstance(c, str) for c in columns):
-            raise ValueError(f"columns must be a list of column names, got {given!r}")
-        columns = list(dict.fromkeys(["run_id", "config_hash", "seed", "t", *columns]))
+        iterable = hasattr(columns, "__iter__") and not isinstance(columns, str)
+        named = list(columns) if iterable else []   # a generator is read once, here
+        if not iterable or not all(isinstance(c, str) for c in named):
+            raise ValueError(f"columns must be a list of column names, got {columns!r}")
+        columns = list(dict.fromkeys(["run_id", "config_hash", "seed", "t", *named]))
     if isinstance(specs, (RunSpec, str, bytes, dict)) or not hasattr(specs, "__iter__"):
         raise ValueError(f"specs must be an iterable of RunSpec objects (e.g. a list), got "
                          f"{type(specs).__name__}")

@@ -108,6 +108,13 @@ def test_the_table_of_a_sweep_is_the_table_its_store_reads_back(tmp_path):
         run_ids=first["run_id"].unique()), check_exact=True)
 
 
+def _stable_sort(frames):
+    """combine's definition: the frames concatenated, each (run_id, t) once, stably sorted by
+    (config_hash, seed, t)."""
+    df = pd.concat(frames, ignore_index=True).drop_duplicates(["run_id", "t"])
+    return df.sort_values(["config_hash", "seed", "t"], kind="stable").reset_index(drop=True)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
                           st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 4)),
@@ -132,9 +139,7 @@ def test_combine_is_the_stable_sort_of_the_concatenation(parts):
         if extra:
             cols["y"] = [str(i)] * n
         frames.append(pd.DataFrame(cols).astype({"t": "int64", "seed": "int64"}))
-    df = pd.concat(frames, ignore_index=True).drop_duplicates(["run_id", "t"])
-    ref = df.sort_values(["config_hash", "seed", "t"], kind="stable").reset_index(drop=True)
-    pd.testing.assert_frame_equal(combine(frames), ref, check_exact=True)
+    pd.testing.assert_frame_equal(combine(frames), _stable_sort(frames), check_exact=True)
 
 
 def test_combine_orders_whole_frames_of_one_configuration():
@@ -165,9 +170,7 @@ def test_combine_sorts_rows_where_whole_frames_would_be_wrong(kind):
         frames = [pd.DataFrame({"config_hash": pd.array(c, dtype="string"), "seed": [0, 1],
                                 "t": [0, 0], "run_id": ids})
                   for c, ids in ((["b", None], ["b-0", "x"]), (["c", "c"], ["c-0", "c-1"]))]
-    ref = pd.concat(frames, ignore_index=True).sort_values(
-        ["config_hash", "seed", "t"], kind="stable").reset_index(drop=True)
-    pd.testing.assert_frame_equal(combine(frames), ref, check_exact=True)
+    pd.testing.assert_frame_equal(combine(frames), _stable_sort(frames), check_exact=True)
 
 
 @pytest.mark.parametrize("case", ["seeds", "diverged", "labels differ", "label types differ",
@@ -384,9 +387,9 @@ def test_an_executor_session_shares_one_process_pool(monkeypatch):
 
 def test_a_column_some_parts_lack_is_read_from_the_others_without_quarantining(tmp_path):
     """ResultStore.table(columns=...) naming a column one part does not have (an algorithm
-    without y, local-scgd, writes no floats_y_total) reads that part without it; it used to quarantine the
-    part (pyarrow's error for the missing field taken for a broken file) and so discard its
-    runs."""
+    without y, local-scgd, writes no floats_y_total) reads that part without it; it used to
+    quarantine the part (pyarrow's error for the missing field taken for a broken file) and so
+    discard its runs. run_specs reads a generator of columns once."""
     import warnings
 
     from fedcomp.runner.store import CorruptPartWarning
@@ -401,11 +404,11 @@ def test_a_column_some_parts_lack_is_read_from_the_others_without_quarantining(t
         warnings.simplefilter("error", CorruptPartWarning)
         part = store.table(columns=["run_id", "config_hash", "seed", "t", "floats_y_total"])
     assert not (tmp_path / "quarantine").exists()
+    assert sorted(part["run_id"].unique()) == sorted(full["run_id"].unique())
+    pd.testing.assert_frame_equal(part, full[list(part.columns)], check_exact=True)
     narrow = run_specs(with_y, store=tmp_path, executor="inprocess", progress=False,
                        columns=(c for c in ["grad_norm_sq"]))   # a generator, read once
     assert "grad_norm_sq" in narrow.columns
-    assert sorted(part["run_id"].unique()) == sorted(full["run_id"].unique())
-    pd.testing.assert_frame_equal(part, full[list(part.columns)], check_exact=True)
 
 
 def test_a_part_without_run_ids_is_still_quarantined(tmp_path):

@@ -9,7 +9,17 @@ Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one cor
       taskset -c 1 env PYTHONPATH=$R .venv/bin/python bench/dense_micro.py; done
 
 Prints one JSON line: for each d and product, the median over 7 timed repetitions (after a
-warm-up) of ns per call. The loops feed a tiny multiple of each output back into an input, so no
+warm-up) of ns per call.
+
+``--against DIR`` times the products of DIR's ``fedcomp/engine/dense.py`` (another checkout,
+``git worktree add DIR REV``) against this checkout's in the same process, interleaved: it loads
+that file as a module of its own (its imports, ``fedcomp.engine.simd`` included, resolve to this
+checkout), checks that both give the same bits, and prints a table of ns per call and the ratio
+DIR / this for each product that runs (the rows and strips forms and what ``matvec_t`` picks),
+median of 9. Between processes the machine's state moves the numbers by 10-20 %; within one process,
+by a few per cent::
+
+    NUMBA_NUM_THREADS=1 taskset -c 1 env PYTHONPATH=. python bench/dense_micro.py --against DIR 50 200 The loops feed a tiny multiple of each output back into an input, so no
 call can be hoisted or removed. Dimensions with d % 4 != 0 exercise the remainder rows and
 columns. On a shared machine single runs vary by 20 % or more: read pairs, not one line.
 """
@@ -38,6 +48,16 @@ def _affine2_loop(A, At, b, x1, x2, o1, o2, reps):
 
 
 @nb.njit
+def _two_point_loop(product, A, At, b, x1, x2, o1, o2, reps):
+    """`product` (an affine2) over the clients, `reps` times (--against)."""
+    for _ in range(reps):
+        for k in range(A.shape[0]):
+            product(A, At, k, b, x1, x2, o1, o2)
+            x1[0] += o1[0] * 1e-30
+    return o1[0]
+
+
+@nb.njit
 def _transposed_loop(product, A, v, o, reps):
     """`product` (matvec_t or one of its two forms) over the clients, `reps` times."""
     for _ in range(reps):
@@ -45,6 +65,67 @@ def _transposed_loop(product, A, v, o, reps):
             product(A, k, v, o)
             v[0] += o[0] * 1e-30
     return o[0]
+
+
+def _load_dense(root):
+    """DIR/fedcomp/engine/dense.py as a module of its own name, its functions compiled without
+    numba's disk cache (whose entries name the module they come from)."""
+    import types
+    from pathlib import Path
+    path = Path(root) / "fedcomp" / "engine" / "dense.py"
+    if not path.is_file():
+        sys.exit(f"--against: no {path}")
+    mod = types.ModuleType("dense_against")
+    mod.__file__ = str(path)
+    sys.modules[mod.__name__] = mod
+    source = path.read_text().replace("cache=True", "cache=False")
+    exec(compile(source, str(path), "exec"), mod.__dict__)
+    return mod
+
+
+def against(root, dims) -> None:
+    """The in-process A/B of the module docstring."""
+    import fedcomp.engine.dense as here
+    there = _load_dense(root)
+    K = 16
+    # each product a dispatcher of its own module: the loops compile once per product
+    loops = {tag: {"affine2 rows": (_two_point_loop, mod.affine2),
+                   "matvec_t": (_transposed_loop, mod.matvec_t),
+                   "matvec_t rows": (_transposed_loop, mod.matvec_t_rows)}
+             for tag, mod in (("there", there), ("here", here))}
+    print(f"dense.py of {root} (A) against {here.__file__} (B), K = {K}, ns per call, median of 9 "
+          "interleaved repetitions in one process")
+    print("| d | product | A | B | A / B |\n|---|---|---|---|---|")
+    for d in dims:
+        rng = np.random.default_rng(d)
+        A = rng.standard_normal((K, d, d))
+        b, x1, x2, v = (rng.standard_normal(s) for s in ((K, d), d, d, d))
+        reps = max(10, int(2e7 / (K * d * d)))
+        for name in loops["here"]:
+            runs = {}
+            for tag in ("there", "here"):
+                loop, product = loops[tag][name]
+                if name.startswith("affine2"):
+                    outs = (np.empty(d), np.empty(d))
+                    args = (product, A, np.empty((K, 0, 0)), b, x1.copy(), x2, *outs)
+                    runs[tag] = (lambda n, loop=loop, args=args: loop(*args, n), outs)
+                else:
+                    outs = (np.empty(d),)
+                    args = (product, A, v.copy(), outs[0])
+                    runs[tag] = (lambda n, loop=loop, args=args: loop(*args, n), outs)
+                runs[tag][0](1)
+            if not all(np.array_equal(p.view(np.int64), q.view(np.int64))
+                       for p, q in zip(runs["there"][1], runs["here"][1])):
+                sys.exit(f"d={d} {name}: the two checkouts' products differ")
+            times = {tag: [] for tag in runs}
+            for _ in range(9):
+                for tag, (run, _outs) in runs.items():
+                    t0 = time.process_time()
+                    run(reps)
+                    times[tag].append(time.process_time() - t0)
+            ns = {tag: statistics.median(ts) / (reps * K) * 1e9 for tag, ts in times.items()}
+            print(f"| {d} | {name} | {ns['there']:.0f} | {ns['here']:.0f} | "
+                  f"{ns['there'] / ns['here']:.2f} |")
 
 
 def main(dims=DIMS) -> None:
@@ -76,4 +157,10 @@ def main(dims=DIMS) -> None:
 
 
 if __name__ == "__main__":
-    main(tuple(int(a) for a in sys.argv[1:]) or DIMS)
+    args = sys.argv[1:]
+    if args[:1] == ["--against"]:
+        if len(args) < 2:
+            sys.exit("--against needs a checkout's directory")
+        against(args[1], tuple(int(a) for a in args[2:]) or DIMS)
+    else:
+        main(tuple(int(a) for a in args) or DIMS)

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, affine, affine2, matvec_t, matvec_t_rows,
-                                  matvec_t_strips, row_dot, row_dot2, row_dots4, row_dots4_2)
+from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, PREFETCH_MIN_COLS, affine, affine2, matvec_t,
+                                  matvec_t_rows, matvec_t_strips, row_dot, row_dot2, row_dots4,
+                                  row_dots4_2)
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
 
@@ -90,6 +91,53 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     assert _same_bits(outs[1], ref1)
     assert _same_bits(outs[2], ref2)
     assert _same_bits(outs[3], ref4)
+
+
+@pytest.mark.parametrize("n, d", [(8, 48), (9, 51), (13, 64), (40, 93), (12, 200)])
+def test_the_row_products_that_prefetch_are_the_documented_order(n, d):
+    """With rows of at least PREFETCH_MIN_COLS entries and a next block of four rows, the
+    row-layout products prefetch it (a cache hint): the same bits as the plain loops, nothing
+    written past the outputs, in the C layout (where the hint is issued) and in a strided one
+    (where it is not)."""
+    assert d >= PREFETCH_MIN_COLS and n >= 8
+    rng = np.random.default_rng(n * d)
+    A = _values(rng, (3, n, d))
+    b = _values(rng, (3, n))
+    x1, x2, v = _values(rng, d), _values(rng, d), _values(rng, n)
+    for A_ in (A, np.repeat(A, 2, axis=2)[:, :, ::2]):
+        full = [np.full(m + 4, np.nan) for m in (n, n, n, d)]
+        outs = [f[:-4] for f in full]
+        blocked(A_, np.empty((3, 0, 0)), 1, b, x1, x2, v, *outs)
+        o_rows = np.full(d + 4, np.nan)
+        _both_matvec_t(A_, 1, v, o_rows[:-4], np.empty(d), np.empty(d))
+        assert all(np.isnan(f[-4:]).all() for f in (*full, o_rows))
+        ref1, ref2, ref4 = np.empty(n), np.empty(n), np.empty(d)
+        plain_affine(A_, 1, b, x1, ref1)
+        plain_affine(A_, 1, b, x2, ref2)
+        plain_matvec_t(A_, 1, v, ref4)
+        assert _same_bits(outs[0], ref1) and _same_bits(outs[1], ref1)
+        assert _same_bits(outs[2], ref2)
+        assert _same_bits(outs[3], ref4) and _same_bits(o_rows[:-4], ref4)
+
+
+def test_the_prefetch_hint_is_issued_only_on_the_c_layout():
+    """prefetch compiles to a prefetch instruction on a C-contiguous array, to nothing on a strided
+    one (where the flat position it relies on does not exist)."""
+    from fedcomp.engine.simd import prefetch
+
+    @nb.njit
+    def hint(A):
+        prefetch(A, (0, 0, 8))
+
+    A = np.zeros((1, 2, 16))
+    hint(A)
+    hint(A[:, :, ::2])
+    asm = {str(sig): text.lower() for sig, text in hint.inspect_asm().items()}
+    assert len(asm) == 2
+    # the instruction, not the word: the test's own name is in the symbols
+    issued = {sig.split("'")[1]: "prefetcht" in text or "prfm" in text  # x86-64, AArch64
+              for sig, text in asm.items()}
+    assert issued == {"C": True, "A": False}
 
 
 @nb.njit

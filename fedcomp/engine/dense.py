@@ -34,11 +34,16 @@ to right), computed from the rows of A_k: for small matrices in column strips, s
 a time in four registers (then eight, four, and the last d % 4 one at a time); for large ones
 row by row, four rows at a time into the outputs (:data:`MATVEC_T_ROWS_MIN`). Starting from 0.0
 matters for the sign of a zero: 0.0 + (-0.0) is 0.0.
+
+The row forms read A_k block of four rows after block; while they read one block they ask the
+processor to prefetch the next (:func:`.simd.prefetch`, rows of at least
+:data:`PREFETCH_MIN_COLS` entries): a cache hint that changes no number.
 """
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.simd import add4, hsum4, hsum4x4, lane4, load4, madd4, make4, splat4, store4
+from fedcomp.engine.simd import (add4, hsum4, hsum4x4, lane4, load4, madd4, make4, prefetch, splat4,
+                                 store4)
 
 
 # Why four rows (or outputs) at a time everywhere, remainders included: numba compiles a helper
@@ -55,10 +60,12 @@ from fedcomp.engine.simd import add4, hsum4, hsum4x4, lane4, load4, madd4, make4
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def rows4(A, pre, i0, i1, i2, i3, x, s):
+def rows4(A, pre, i0, i1, i2, i3, x, s, ahead):
     """s plus the products of rows i0..i3 of A[pre] (pre: the leading indices, () or (k,)) with x:
     lane l is ``s_l + ((P_0 + P_1) + (P_2 + P_3)) + tail`` for row i_l, the module's order (P_l
-    the four partial sums of the full blocks, the tail j >= 4M left to right)."""
+    the four partial sums of the full blocks, the tail j >= 4M left to right). `ahead` >= 0: the
+    first of four rows of A[pre] (A C-contiguous) to prefetch while these are read (:func:`_ahead`);
+    negative: none."""
     d = A.shape[-1]
     m4 = d - d % 4
     if m4 > 0:
@@ -68,6 +75,8 @@ def rows4(A, pre, i0, i1, i2, i3, x, s):
         p3 = p0
         j = 0
         while j < m4:
+            if ahead >= 0:
+                _prefetch_rows(A, pre, ahead, j)
             xv = load4(x, (j,))
             p0 = madd4(p0, load4(A, pre + (i0, j)), xv)
             p1 = madd4(p1, load4(A, pre + (i1, j)), xv)
@@ -82,7 +91,7 @@ def rows4(A, pre, i0, i1, i2, i3, x, s):
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2):
+def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2, ahead):
     """(:func:`rows4` at x1 from s1, at x2 from s2), each element of the four rows read once."""
     d = A.shape[-1]
     m4 = d - d % 4
@@ -97,6 +106,8 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2):
         q3 = p0
         j = 0
         while j < m4:
+            if ahead >= 0:
+                _prefetch_rows(A, pre, ahead, j)
             x1v = load4(x1, (j,))
             x2v = load4(x2, (j,))
             a0 = load4(A, pre + (i0, j))
@@ -119,6 +130,35 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2):
         s1 = madd4(s1, a, splat4(x1[j]))
         s2 = madd4(s2, a, splat4(x2[j]))
     return s1, s2
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _prefetch_rows(A, pre, ahead, j):
+    """Prefetch two cache lines of rows ahead..ahead+3 of A[pre] (contiguous: 4d elements) at
+    step j of a four-row block's loop (j = 0, 4, ..., m4 - 4): the flat positions 4j and 4j + 8
+    from the start of row `ahead`, 64 bytes apart, so the loop's m4 / 4 steps cover the first
+    4 m4 of the 4d elements (all but at most the last 12), and stay below 4d."""
+    prefetch(A, pre + (ahead, 4 * j))
+    prefetch(A, pre + (ahead, 4 * j + 8))
+
+
+#: The row-layout products (:func:`affine`, :func:`affine2`, :func:`matvec_t_rows`) prefetch the
+#: next block of four rows (:func:`_ahead`) when rows have at least this many entries; below, the
+#: hint costs more than it saves. ``bench/dense_micro.py --against`` a checkout without the hint
+#: (K = 16 square matrices, one process; 28 November 2026, docs/bench.md, "Prefetching the next
+#: block of rows"), time without / with: affine2 rows d = 48: 0.98, 64: 1.15, 100: 1.11, 200:
+#: 1.17, 500: 1.26; matvec_t rows 64: 1.16, 100: 1.07, 200: 1.01, 500: 1.10. With the hint at
+#: every size (a scratch build), affine2 rows at d = 12 and 24 measured 0.90 and 0.97.
+PREFETCH_MIN_COLS = 48
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def _ahead(i, n, d):
+    """The rows the row-layout products prefetch while reading the block of rows i..i+3 of an
+    n x d matrix: the next block, i + 4.., when it is a full one and d >= PREFETCH_MIN_COLS; -1
+    (none) otherwise. A cache hint only (the numbers are the same without it): read block after
+    block, each block's four rows are new streams to the processor's own prefetchers."""
+    return i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -175,7 +215,8 @@ def affine(A, At, k, b, x, out):
             i += 4
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
-        s = rows4(A, (k,), i0, i1, i2, i3, x, make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3]))
+        s = rows4(A, (k,), i0, i1, i2, i3, x, make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3]),
+                  _ahead(i, n, d))
         _store_block(out, i, n, s)
         i += 4
 
@@ -226,7 +267,7 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
         bv = make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3])
-        s1, s2 = rows4_2(A, (k,), i0, i1, i2, i3, x1, x2, bv, bv)
+        s1, s2 = rows4_2(A, (k,), i0, i1, i2, i3, x1, x2, bv, bv, _ahead(i, n, d))
         _store_block(out1, i, n, s1)
         _store_block(out2, i, n, s2)
         i += 4
@@ -269,8 +310,11 @@ def matvec_t_rows(A, k, v, out):
         w1 = splat4(v[i + 1])
         w2 = splat4(v[i + 2])
         w3 = splat4(v[i + 3])
+        ahead = _ahead(i, n, d)
         j = 0
         while j < m4:
+            if ahead >= 0:
+                _prefetch_rows(A, (k,), ahead, j)
             o = load4(out, (j,))
             o = madd4(o, load4(A, (k, i, j)), w0)
             o = madd4(o, load4(A, (k, i + 1, j)), w1)
@@ -387,11 +431,11 @@ def row_dot2(F, i, x1, x2):
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def row_dots4(F, i0, i1, i2, i3, x):
     """The f64x4 (F[i0] . x, F[i1] . x, F[i2] . x, F[i3] . x), each in :func:`row_dot`'s order."""
-    return rows4(F, (), i0, i1, i2, i3, x, splat4(0.0))
+    return rows4(F, (), i0, i1, i2, i3, x, splat4(0.0), np.int64(-1))
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def row_dots4_2(F, i0, i1, i2, i3, x1, x2):
     """(:func:`row_dots4` at x1, at x2), each row read once."""
     z = splat4(0.0)
-    return rows4_2(F, (), i0, i1, i2, i3, x1, x2, z, z)
+    return rows4_2(F, (), i0, i1, i2, i3, x1, x2, z, z, np.int64(-1))

@@ -12,7 +12,8 @@ each lane computes exactly what the scalar statement ``acc += a * x`` computes.
 
 ``f64x4`` is a numba type whose LLVM representation is ``<4 x double>``. Only what the kernels need
 is provided: ``load4``, ``store4``, ``splat4``, ``madd4``, ``add4``, ``hsum4``, ``hsum4x4`` (four
-horizontal sums at once, for the row-layout products of :mod:`.dense`); for the vector
+horizontal sums at once, for the row-layout products of :mod:`.dense`), ``prefetch`` (a cache
+hint that changes no value, for the same products); for the vector
 exp / log1p of :mod:`.vmath` also ``sub4``, ``mul4``, ``div4``, ``abs4``, ``neg4``, ``where_gt4``,
 ``where_lt4`` (lane-wise selection on an ordered comparison), ``make4`` (from four scalars),
 ``lane4`` (one lane as a scalar) and ``ldexp4`` (scaling by 2^k). Indices are tuples of integers
@@ -101,6 +102,30 @@ def store4(typingctx, arr, idx, vec):
                 builder.store(builder.extract_element(args[2], ir.Constant(ir.IntType(32), m)), p)
         return context.get_dummy_value()
     return types.none(arr, idx, vec), codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):
+    """Ask the processor to bring the cache line of ``arr[idx]`` towards the first-level cache
+    (LLVM's ``llvm.prefetch``: a read, high temporal locality, data cache). A hint only: it reads
+    and writes no value the program sees, so the numbers of a kernel are the same with or without
+    it; only the time changes. On a C-contiguous array the last index may run past its axis into
+    the rows that follow (the address is the flat position); the caller keeps that position within
+    the array. On any other layout it does nothing (no instruction)."""
+    _check_index(arr, idx, "prefetch")
+
+    def codegen(context, builder, sig, args):
+        if sig.args[0].layout != "C":
+            return context.get_dummy_value()
+        ptr = _lane_pointers(context, builder, sig.args[0], args[0], sig.args[1], args[1])[0]
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # (address, 0: read, 3: keep in all cache levels, 1: data)
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
+                          ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.none(arr, idx), codegen
 
 
 @intrinsic

@@ -120,7 +120,8 @@ def prefetch(typingctx, arr, idx):
         ptr = _lane_pointers(context, builder, sig.args[0], args[0], sig.args[1], args[1])[0]
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # the name mangled by llvmlite: llvm.prefetch.p0 (opaque pointers), .p0i8 (typed ones)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
         # (address, 0: read, 3: keep in all cache levels, 1: data)
         builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3),
                           ir.Constant(i32, 1)])

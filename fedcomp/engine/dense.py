@@ -64,8 +64,8 @@ def rows4(A, pre, i0, i1, i2, i3, x, s, ahead):
     """s plus the products of rows i0..i3 of A[pre] (pre: the leading indices, () or (k,)) with x:
     lane l is ``s_l + ((P_0 + P_1) + (P_2 + P_3)) + tail`` for row i_l, the module's order (P_l
     the four partial sums of the full blocks, the tail j >= 4M left to right). `ahead` >= 0: the
-    first of four rows of A[pre] (A C-contiguous) to prefetch while these are read (:func:`_ahead`);
-    negative: none."""
+    first of four rows of A[pre] (A C-contiguous) to prefetch while these are read (the comment
+    above PREFETCH_MIN_COLS); negative: none."""
     d = A.shape[-1]
     m4 = d - d % 4
     if m4 > 0:
@@ -76,7 +76,8 @@ def rows4(A, pre, i0, i1, i2, i3, x, s, ahead):
         j = 0
         while j < m4:
             if ahead >= 0:
-                _prefetch_rows(A, pre, ahead, j)
+                prefetch(A, pre + (ahead, 4 * j))
+                prefetch(A, pre + (ahead, 4 * j + 8))
             xv = load4(x, (j,))
             p0 = madd4(p0, load4(A, pre + (i0, j)), xv)
             p1 = madd4(p1, load4(A, pre + (i1, j)), xv)
@@ -107,7 +108,8 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2, ahead):
         j = 0
         while j < m4:
             if ahead >= 0:
-                _prefetch_rows(A, pre, ahead, j)
+                prefetch(A, pre + (ahead, 4 * j))
+                prefetch(A, pre + (ahead, 4 * j + 8))
             x1v = load4(x1, (j,))
             x2v = load4(x2, (j,))
             a0 = load4(A, pre + (i0, j))
@@ -132,18 +134,8 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2, ahead):
     return s1, s2
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def _prefetch_rows(A, pre, ahead, j):
-    """Prefetch two cache lines of rows ahead..ahead+3 of A[pre] (contiguous: 4d elements) at
-    step j of a four-row block's loop (j = 0, 4, ..., m4 - 4): the flat positions 4j and 4j + 8
-    from the start of row `ahead`, 64 bytes apart, so the loop's m4 / 4 steps cover the first
-    4 m4 of the 4d elements (all but at most the last 12), and stay below 4d."""
-    prefetch(A, pre + (ahead, 4 * j))
-    prefetch(A, pre + (ahead, 4 * j + 8))
-
-
 #: The row-layout products (:func:`affine`, :func:`affine2`, :func:`matvec_t_rows`) prefetch the
-#: next block of four rows (:func:`_ahead`) when rows have at least this many entries; below, the
+#: next block of four rows (the comment below) when rows have at least this many entries; below, the
 #: hint costs more than it saves. ``bench/dense_micro.py --against`` a checkout without the hint
 #: (K = 16 square matrices, one process; 28 November 2026, docs/bench.md, "Prefetching the next
 #: block of rows"), time without / with: affine2 rows d = 48: 0.98, 64: 1.15, 100: 1.11, 200:
@@ -152,13 +144,15 @@ def _prefetch_rows(A, pre, ahead, j):
 PREFETCH_MIN_COLS = 48
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def _ahead(i, n, d):
-    """The rows the row-layout products prefetch while reading the block of rows i..i+3 of an
-    n x d matrix: the next block, i + 4.., when it is a full one and d >= PREFETCH_MIN_COLS; -1
-    (none) otherwise. A cache hint only (the numbers are the same without it): read block after
-    block, each block's four rows are new streams to the processor's own prefetchers."""
-    return i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
+# How the row forms prefetch (written out at each of their three loops rather than as numba-inlined
+# helpers: every numba-inlined call site costs the cold compilation a translation of its callee):
+# while reading the block of rows i..i+3 they prefetch the next block, rows ahead = i + 4 ..
+# i + 7, when it is a full one and d >= PREFETCH_MIN_COLS (else ahead = -1: none). Those four
+# rows are 4d contiguous elements; step j of the block's loop (j = 0, 4, ..., m4 - 4) prefetches
+# the flat positions 4j and 4j + 8 from the start of row `ahead`, 64 bytes apart, so the loop's
+# m4 / 4 steps cover the first 4 m4 of the 4d elements (all but at most the last 12) and stay
+# below 4d. A cache hint only: the numbers are the same without it. Read block after block, each
+# block's four rows are new streams to the processor's own prefetchers.
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -215,8 +209,9 @@ def affine(A, At, k, b, x, out):
             i += 4
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
+        ahead = i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
         s = rows4(A, (k,), i0, i1, i2, i3, x, make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3]),
-                  _ahead(i, n, d))
+                  ahead)
         _store_block(out, i, n, s)
         i += 4
 
@@ -267,7 +262,8 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
         bv = make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3])
-        s1, s2 = rows4_2(A, (k,), i0, i1, i2, i3, x1, x2, bv, bv, _ahead(i, n, d))
+        ahead = i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
+        s1, s2 = rows4_2(A, (k,), i0, i1, i2, i3, x1, x2, bv, bv, ahead)
         _store_block(out1, i, n, s1)
         _store_block(out2, i, n, s2)
         i += 4
@@ -310,11 +306,12 @@ def matvec_t_rows(A, k, v, out):
         w1 = splat4(v[i + 1])
         w2 = splat4(v[i + 2])
         w3 = splat4(v[i + 3])
-        ahead = _ahead(i, n, d)
+        ahead = i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
         j = 0
         while j < m4:
             if ahead >= 0:
-                _prefetch_rows(A, (k,), ahead, j)
+                prefetch(A, (k, ahead, 4 * j))
+                prefetch(A, (k, ahead, 4 * j + 8))
             o = load4(out, (j,))
             o = madd4(o, load4(A, (k, i, j)), w0)
             o = madd4(o, load4(A, (k, i + 1, j)), w1)

@@ -9,19 +9,20 @@ Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one cor
       taskset -c 1 env PYTHONPATH=$R .venv/bin/python bench/dense_micro.py; done
 
 Prints one JSON line: for each d and product, the median over 7 timed repetitions (after a
-warm-up) of ns per call.
+warm-up) of ns per call. The loops feed a tiny multiple of each output back into an input, so no
+call can be hoisted or removed. Dimensions with d % 4 != 0 exercise the remainder rows and
+columns. On a shared machine single runs vary by 20 % or more: read pairs, not one line.
 
 ``--against DIR`` times the products of DIR's ``fedcomp/engine/dense.py`` (another checkout,
 ``git worktree add DIR REV``) against this checkout's in the same process, interleaved: it loads
 that file as a module of its own (its imports, ``fedcomp.engine.simd`` included, resolve to this
-checkout), checks that both give the same bits, and prints a table of ns per call and the ratio
-DIR / this for each product that runs (the rows and strips forms and what ``matvec_t`` picks),
-median of 9. Between processes the machine's state moves the numbers by 10-20 %; within one process,
-by a few per cent::
+checkout; compiled without numba's disk cache), checks that both give the same bits on the last
+client's outputs, and prints a table of ns per call and the ratio DIR / this, median of 9, for
+affine and affine2 in the row layout, matvec_t as the engine calls it, and its two forms called
+directly (rows, strips). Between processes the machine's state moves the numbers by 10-20 %;
+within one process, by a few per cent::
 
-    NUMBA_NUM_THREADS=1 taskset -c 1 env PYTHONPATH=. python bench/dense_micro.py --against DIR 50 200 The loops feed a tiny multiple of each output back into an input, so no
-call can be hoisted or removed. Dimensions with d % 4 != 0 exercise the remainder rows and
-columns. On a shared machine single runs vary by 20 % or more: read pairs, not one line.
+    NUMBA_NUM_THREADS=1 taskset -c 1 env PYTHONPATH=. python bench/dense_micro.py --against DIR 50 200
 """
 from __future__ import annotations
 
@@ -43,6 +44,16 @@ def _affine2_loop(A, At, b, x1, x2, o1, o2, reps):
     for _ in range(reps):
         for k in range(A.shape[0]):
             affine2(A, At, k, b, x1, x2, o1, o2)
+            x1[0] += o1[0] * 1e-30
+    return o1[0]
+
+
+@nb.njit
+def _one_point_loop(product, A, At, b, x1, o1, reps):
+    """`product` (an affine) over the clients, `reps` times (--against)."""
+    for _ in range(reps):
+        for k in range(A.shape[0]):
+            product(A, At, k, b, x1, o1)
             x1[0] += o1[0] * 1e-30
     return o1[0]
 
@@ -89,9 +100,11 @@ def against(root, dims) -> None:
     there = _load_dense(root)
     K = 16
     # each product a dispatcher of its own module: the loops compile once per product
-    loops = {tag: {"affine2 rows": (_two_point_loop, mod.affine2),
+    loops = {tag: {"affine rows": (_one_point_loop, mod.affine),
+                   "affine2 rows": (_two_point_loop, mod.affine2),
                    "matvec_t": (_transposed_loop, mod.matvec_t),
-                   "matvec_t rows": (_transposed_loop, mod.matvec_t_rows)}
+                   "matvec_t rows": (_transposed_loop, mod.matvec_t_rows),
+                   "matvec_t strips": (_transposed_loop, mod.matvec_t_strips)}
              for tag, mod in (("there", there), ("here", here))}
     print(f"dense.py of {root} (A) against {here.__file__} (B), K = {K}, ns per call, median of 9 "
           "interleaved repetitions in one process")
@@ -105,14 +118,17 @@ def against(root, dims) -> None:
             runs = {}
             for tag in ("there", "here"):
                 loop, product = loops[tag][name]
+                rows_layout = np.empty((K, 0, 0))
                 if name.startswith("affine2"):
                     outs = (np.empty(d), np.empty(d))
-                    args = (product, A, np.empty((K, 0, 0)), b, x1.copy(), x2, *outs)
-                    runs[tag] = (lambda n, loop=loop, args=args: loop(*args, n), outs)
+                    args = (product, A, rows_layout, b, x1.copy(), x2, *outs)
+                elif name.startswith("affine"):
+                    outs = (np.empty(d),)
+                    args = (product, A, rows_layout, b, x1.copy(), outs[0])
                 else:
                     outs = (np.empty(d),)
                     args = (product, A, v.copy(), outs[0])
-                    runs[tag] = (lambda n, loop=loop, args=args: loop(*args, n), outs)
+                runs[tag] = (lambda n, loop=loop, args=args: loop(*args, n), outs)
                 runs[tag][0](1)
             if not all(np.array_equal(p.view(np.int64), q.view(np.int64))
                        for p, q in zip(runs["there"][1], runs["here"][1])):

@@ -93,7 +93,7 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     assert _same_bits(outs[3], ref4)
 
 
-@pytest.mark.parametrize("n, d", [(8, 48), (9, 51), (13, 64), (40, 93), (12, 200)])
+@pytest.mark.parametrize("n, d", [(8, 64), (9, 67), (13, 70), (40, 93), (12, 200)])
 def test_the_row_products_that_prefetch_are_the_documented_order(n, d):
     """With rows of at least PREFETCH_MIN_COLS entries and a next block of four rows, the
     row-layout products prefetch it (a cache hint): the same bits as the plain loops, nothing
@@ -118,6 +118,59 @@ def test_the_row_products_that_prefetch_are_the_documented_order(n, d):
         assert _same_bits(outs[0], ref1) and _same_bits(outs[1], ref1)
         assert _same_bits(outs[2], ref2)
         assert _same_bits(outs[3], ref4) and _same_bits(o_rows[:-4], ref4)
+
+
+_PREFETCHED: list = []
+
+
+def _record_prefetch(idx):
+    _PREFETCHED.append(tuple(map(int, idx)))
+
+
+@nb.njit
+def _recording_prefetch(arr, idx):
+    """A stand-in for simd.prefetch that records the (k, row, column) it was given."""
+    with nb.objmode():
+        _record_prefetch(idx)
+
+
+def _dense_recording_prefetches():
+    """fedcomp/engine/dense.py compiled anew (no disk cache) with prefetch recording its
+    positions instead of issuing the hint."""
+    import types
+
+    import fedcomp.engine.dense as dense
+    mod = types.ModuleType("dense_recording_prefetches")
+    mod.__file__ = dense.__file__
+    source = open(dense.__file__).read().replace("cache=True", "cache=False")
+    exec(compile(source, dense.__file__, "exec"), mod.__dict__)
+    mod.prefetch = _recording_prefetch   # looked up when the products compile, below
+    return mod
+
+
+@pytest.mark.parametrize("n, d", [(8, 64), (11, 66), (16, 70), (13, 97), (12, 63), (7, 200)])
+def test_the_prefetched_positions_are_the_next_block_of_rows(n, d):
+    """Each row product prefetches, while reading the block of rows i..i+3, exactly the flat
+    positions 0, 8, 16, ... < 4 * (d - d % 4) of rows i + 4 .. i + 7 of A_k, and only when that
+    block is full and d >= PREFETCH_MIN_COLS: every address inside the next block's rows."""
+    mod = _dense_recording_prefetches()
+    rng = np.random.default_rng(n + d)
+    K, k = 3, 1
+    A, b = rng.standard_normal((K, n, d)), rng.standard_normal((K, n))
+    x1, x2, v = rng.standard_normal(d), rng.standard_normal(d), rng.standard_normal(n)
+    m4 = d - d % 4
+    blocks = [i for i in range(0, n - 3, 4) if i + 8 <= n] if d >= PREFETCH_MIN_COLS else []
+    expected = sorted((k, i + 4, q) for i in blocks for q in range(0, 4 * m4, 8))
+    calls = {"affine": lambda: mod.affine(A, np.empty((K, 0, 0)), k, b, x1, np.empty(n)),
+             "affine2": lambda: mod.affine2(A, np.empty((K, 0, 0)), k, b, x1, x2, np.empty(n),
+                                            np.empty(n)),
+             "matvec_t_rows": lambda: mod.matvec_t_rows(A, k, v, np.empty(d))}
+    for name, call in calls.items():
+        _PREFETCHED.clear()
+        call()
+        assert sorted(_PREFETCHED) == expected, name
+        assert all(0 <= row * d + col and row * d + col + 1 <= (row + 4) * d and row + 3 < n
+                   for _, row, col in _PREFETCHED), name
 
 
 def test_the_prefetch_hint_is_issued_only_on_the_c_layout():

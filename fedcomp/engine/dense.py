@@ -135,13 +135,13 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2, ahead):
 
 
 #: The row-layout products (:func:`affine`, :func:`affine2`, :func:`matvec_t_rows`) prefetch the
-#: next block of four rows (the comment below) when rows have at least this many entries; below, the
-#: hint costs more than it saves. ``bench/dense_micro.py --against`` a checkout without the hint
-#: (K = 16 square matrices, one process; 28 November 2026, docs/bench.md, "Prefetching the next
-#: block of rows"), time without / with: affine2 rows d = 48: 0.98, 64: 1.15, 100: 1.11, 200:
-#: 1.17, 500: 1.26; matvec_t rows 64: 1.16, 100: 1.07, 200: 1.01, 500: 1.10. With the hint at
-#: every size (a scratch build), affine2 rows at d = 12 and 24 measured 0.90 and 0.97.
-PREFETCH_MIN_COLS = 48
+#: next block of four rows (the comment below) when rows have at least this many entries: the
+#: smallest size at which every in-process A/B measured a gain (``bench/dense_micro.py --against``;
+#: docs/bench.md, "Prefetching the next block of rows", has the runs: 1.00-1.26 times faster
+#: at d = 64-500, break-even at 48-56). Below it the test of `ahead` in the inner loop remains: up
+#: to 15 % on matvec_t rows at d = 10-44 (a form matvec_t picks for such short rows only above 8192
+#: entries, i.e. more than 170 rows), within a few per cent on affine2 rows.
+PREFETCH_MIN_COLS = 64
 
 
 # How the row forms prefetch (written out at each of their three loops rather than as numba-inlined
@@ -150,9 +150,11 @@ PREFETCH_MIN_COLS = 48
 # i + 7, when it is a full one and d >= PREFETCH_MIN_COLS (else ahead = -1: none). Those four
 # rows are 4d contiguous elements; step j of the block's loop (j = 0, 4, ..., m4 - 4) prefetches
 # the flat positions 4j and 4j + 8 from the start of row `ahead`, 64 bytes apart, so the loop's
-# m4 / 4 steps cover the first 4 m4 of the 4d elements (all but at most the last 12) and stay
-# below 4d. A cache hint only: the numbers are the same without it. Read block after block, each
-# block's four rows are new streams to the processor's own prefetchers.
+# m4 / 4 steps reach the first 4 m4 of the 4d elements (all but at most the last 12) and stay
+# below 4d (they cover those elements' cache lines but the last one or two). A cache hint only: the
+# numbers are the same without it. Read block after block, each block's four rows are new streams
+# to the processor's own prefetchers. (Prefetching the whole next block at the start of a block,
+# instead of spread over its loop, measured 0.83-0.93 of the time without any hint at d = 100-500.)
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")

@@ -41,11 +41,25 @@ DIMS = (8, 10, 16, 32, 50, 64, 128, 200, 300, 500)
 
 @nb.njit
 def _affine2_loop(A, At, b, x1, x2, o1, o2, reps):
+    """affine2 over the clients, `reps` times, inlined into the loop as in the engine's steps (the
+    loops below take the product as an argument: a call per product, which matters at small d)."""
     for _ in range(reps):
         for k in range(A.shape[0]):
             affine2(A, At, k, b, x1, x2, o1, o2)
             x1[0] += o1[0] * 1e-30
     return o1[0]
+
+
+def _interleaved(calls: dict, rounds: int, clock) -> dict:
+    """{name: median seconds of call()} over `rounds` rounds, every call once per round (so a
+    slow moment of the machine hits every case)."""
+    times = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            t0 = clock()
+            call()
+            times[name].append(clock() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 @nb.njit
@@ -133,13 +147,9 @@ def against(root, dims) -> None:
             if not all(np.array_equal(p.view(np.int64), q.view(np.int64))
                        for p, q in zip(runs["there"][1], runs["here"][1])):
                 sys.exit(f"d={d} {name}: the two checkouts' products differ")
-            times = {tag: [] for tag in runs}
-            for _ in range(9):
-                for tag, (run, _outs) in runs.items():
-                    t0 = time.process_time()
-                    run(reps)
-                    times[tag].append(time.process_time() - t0)
-            ns = {tag: statistics.median(ts) / (reps * K) * 1e9 for tag, ts in times.items()}
+            med = _interleaved({tag: (lambda run=run: run(reps)) for tag, (run, _) in runs.items()},
+                               9, time.process_time)
+            ns = {tag: m / (reps * K) * 1e9 for tag, m in med.items()}
             print(f"| {d} | {name} | {ns['there']:.0f} | {ns['here']:.0f} | "
                   f"{ns['there'] / ns['here']:.2f} |")
 
@@ -159,16 +169,12 @@ def main(dims=DIMS) -> None:
                  "matvec_t": (_transposed_loop, (matvec_t, A, v, o)),
                  "matvec_t rows": (_transposed_loop, (matvec_t_rows, A, v, o)),
                  "matvec_t strips": (_transposed_loop, (matvec_t_strips, A, v, o))}
-        times = {name: [] for name in cases}
         for f, args in cases.values():
             f(*args, 2)
-        for _ in range(7):  # interleaved, so a slow moment of the machine hits every case
-            for name, (f, args) in cases.items():
-                t0 = time.perf_counter()
-                f(*args, reps)
-                times[name].append(time.perf_counter() - t0)
-        for name, ts in times.items():
-            out[f"d={d} {name}"] = round(statistics.median(ts) / (reps * K) * 1e9, 1)
+        med = _interleaved({name: (lambda f=f, args=args: f(*args, reps))
+                            for name, (f, args) in cases.items()}, 7, time.perf_counter)
+        for name, m in med.items():
+            out[f"d={d} {name}"] = round(m / (reps * K) * 1e9, 1)
     print(json.dumps(out))
 
 

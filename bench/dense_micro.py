@@ -17,7 +17,8 @@ columns. On a shared machine single runs vary by 20 % or more: read pairs, not o
 ``git worktree add DIR REV``) against this checkout's in the same process, interleaved: it loads
 that file as a module of its own (its imports, ``fedcomp.engine.simd`` included, resolve to this
 checkout; compiled without numba's disk cache), checks that both give the same bits on the last
-client's outputs, and prints a table of ns per call and the ratio DIR / this, median of 9, for
+client's outputs, and prints a table of ns per call (each product called as a function, where
+the engine's steps inline it) and the ratio DIR / this, median of 9, for
 affine and affine2 in the row layout, matvec_t as the engine calls it, and its two forms called
 directly (rows, strips). Between processes the machine's state moves the numbers by 10-20 %;
 within one process, by a few per cent::

@@ -56,13 +56,13 @@ def _check_index(arr, idx, name):
         raise TypingError(f"{name}: the index must be a tuple of {arr.ndim} integers, got {idx}")
 
 
-def _lane_pointers(context, builder, aryty, ary, idxty, idx):
-    """Pointers to the four lanes' elements (last index idx[-1] + m, m = 0..3)."""
+def _lane_pointers(context, builder, aryty, ary, idxty, idx, lanes=4):
+    """Pointers to the lanes' elements (last index idx[-1] + m, m = 0..lanes - 1)."""
     inds = [context.cast(builder, builder.extract_value(idx, n), t, types.intp)
             for n, t in enumerate(idxty)]
     arr = context.make_array(aryty)(context, builder, ary)
     ptrs = []
-    for m in range(4):
+    for m in range(lanes):
         lane = inds[:-1] + [builder.add(inds[-1], ir.Constant(inds[-1].type, m))]
         ptrs.append(cgutils.get_item_pointer(context, builder, aryty, arr, lane,
                                              wraparound=False, boundscheck=False))
@@ -117,7 +117,7 @@ def prefetch(typingctx, arr, idx):
     def codegen(context, builder, sig, args):
         if sig.args[0].layout != "C":
             return context.get_dummy_value()
-        ptr = _lane_pointers(context, builder, sig.args[0], args[0], sig.args[1], args[1])[0]
+        ptr, = _lane_pointers(context, builder, sig.args[0], args[0], sig.args[1], args[1], 1)
         i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         # the name mangled by llvmlite: llvm.prefetch.p0 (opaque pointers), .p0i8 (typed ones)

@@ -17,9 +17,10 @@ The loop (:func:`run_verify`):
    claim's prediction -- the one ``fedcomp claims --json`` prints, or the user's (``--predict``,
    one claim; the report marks it ``predicted_by: user``).
 3. **Dependency rule.** A claim whose own check passes while a claim in its ``depends_on``
-   fails is reported inconclusive, with both verdicts named: it was derived from a statement
-   that the measurement refutes, so it cannot pass on it (if it holds for another reason, it does
-   not depend on that claim, and its declaration must say so).
+   fails, or rests on a failing claim further up (the rule is transitive: the row's
+   ``rests_on_failed`` lists the failing claims), is reported inconclusive, with the chain named:
+   it was derived from a statement that the measurement refutes, so it cannot pass on it (if it
+   holds for another reason, it does not depend on that claim, and its declaration must say so).
 4. A check that raises is reported inconclusive with the error; it never stops the others. An
    interrupt (Ctrl-C; numba's SystemError wrapping of it included) stops everything: the partial
    report is written beside the last complete one as ``report.interrupted.json`` and the command
@@ -63,8 +64,9 @@ from pathlib import Path
 from fedcomp._jsonsafe import clean
 
 PROFILES = ("quick", "full")
-JSON_FIELDS = ("id", "verdict", "status", "kind", "reading", "depends_on", "predicted",
-               "predicted_by", "measured", "detail", "interval", "figures", "seconds")
+JSON_FIELDS = ("id", "verdict", "status", "kind", "reading", "depends_on", "rests_on_failed",
+               "predicted", "predicted_by", "measured", "detail", "interval", "figures",
+               "seconds")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -249,14 +251,32 @@ def _run_one(claim, profile, out, cache, ahead=None):
     return res, time.perf_counter() - t0 + extra[0], time.process_time() - c0 + extra[1]
 
 
-def _dependency_rule(claim, res, rows_by_id) -> None:
-    failing = [d for d in claim.depends_on
-               if d in rows_by_id and rows_by_id[d]["verdict"] == "fail"]
-    if res.verdict == "pass" and failing:
+def _rests_on_failed(claim, rows_by_id) -> tuple[list, dict, list]:
+    """The failing claims `claim` rests on: (its direct dependencies that fail, {dependency that
+    does not fail itself: the failing claims it rests on}, all of them sorted). Transitive: a
+    dependency demoted by :func:`_dependency_rule`, or inconclusive, because of a failure further
+    up passes that failure on."""
+    rows = {d: rows_by_id[d] for d in claim.depends_on if d in rows_by_id}
+    failing = [d for d, r in rows.items() if r["verdict"] == "fail"]
+    through = {d: r["rests_on_failed"] for d, r in rows.items()
+               if r["verdict"] != "fail" and r.get("rests_on_failed")}
+    return failing, through, sorted(set(failing).union(*through.values()))
+
+
+def _dependency_rule(claim, res, rows_by_id) -> list:
+    """A claim derived from a refuted one cannot pass on it: a pass becomes inconclusive when a
+    claim it depends on fails or rests on a failing claim (:func:`_rests_on_failed`), naming them.
+    Returns the failing claims it rests on, which its row records for the claims that depend on
+    it."""
+    failing, through, rests = _rests_on_failed(claim, rows_by_id)
+    if res.verdict == "pass" and rests:
+        why = [f"it depends on {', '.join(failing)}, which fail(s)"] if failing else []
+        why += [f"it depends on {d} ({rows_by_id[d]['verdict']}), which rests on {', '.join(r)}, "
+                f"which fail(s)" for d, r in through.items()]
         res.verdict = "inconclusive"
-        res.detail = (f"its own check passes, but it depends on {', '.join(failing)}, which "
-                      f"fail(s): a statement derived from a refuted one cannot pass on it; own "
-                      f"check: {res.detail}")
+        res.detail = (f"its own check passes, but {'; '.join(why)}: a statement derived from a "
+                      f"refuted one cannot pass on it; own check: {res.detail}")
+    return rests
 
 
 def _relative(figs, out: Path) -> list:
@@ -438,17 +458,17 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
             if c.check is None:
                 row.update(verdict="inconclusive", measured=None, interval=None, figures=[],
                            detail=f"not checked: {c.not_checked}", seconds=0.0,
-                           cpu_seconds=0.0)
+                           cpu_seconds=0.0, rests_on_failed=_rests_on_failed(c, by_id)[2])
             else:
                 print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
                 res, secs, cpu = _run_one(c, profile, out, cache, ahead)
-                _dependency_rule(c, res, by_id)
+                rests = _dependency_rule(c, res, by_id)
                 print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
                       file=log, flush=True)
                 row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,
                            interval=list(res.interval) if res.interval is not None else None,
                            figures=figures.names(c, res.figures), seconds=round(secs, 2),
-                           cpu_seconds=round(cpu, 2))
+                           cpu_seconds=round(cpu, 2), rests_on_failed=rests)
             rows.append(row)
             by_id[cid] = row
             figures.judged()
@@ -574,11 +594,13 @@ def markdown(report: dict) -> str:
            f"clock, {report.get('cpu_seconds', '?')} s CPU time of this process"
            f"{_jobs_text(report)}.", "",
            f"Verdicts: {tally(report)}.", "",
-           "**pass** = the measurement is consistent with the claim (for an O(.) bound: the "
-           "measured exponent's 95 % interval is not slower than predicted, and not steeper than "
-           "the class can reach; the detail says whether the bound is tight); **fail** = the "
-           "measurement excludes it; **inconclusive** = the interval is too wide, the run is "
-           "outside the bound's regime, a claim it depends on fails, or the check raised.", "",
+           "**pass** = the measurement supports the claim (for an O(.) bound: the measured "
+           "exponent's 95 % interval reaches at most 0.1, the margin fixed in advance, above the "
+           "prediction and below the fastest exponent the class can reach; the detail says "
+           "whether the bound is tight); **fail** = the measurement excludes it; "
+           "**inconclusive** = the interval is too wide or reaches past that margin, the run is "
+           "outside the bound's regime, a claim it depends on fails or rests on a failing one, "
+           "or the check raised.", "",
            verdict_table(report), ""]
     for r in report["claims"]:
         pred_by = "" if r.get("predicted_by", "paper") == "paper" else \
@@ -690,12 +712,14 @@ fedcomp verify --profile full --executor dask --address tcp://scheduler:8786
 
 Each claim of the five papers is declared with its check in `fedcomp/checks/<paper>.py`
 (docs/checks.md). A check measures once and judges the prediction `fedcomp claims --json` shows
-(or yours, with `--predict`). **pass**: the measurement is consistent with the claim (for an
-O(.) bound: the measured exponent's 95 % interval is not slower than predicted and not steeper
-than the method class can reach; the detail says whether the bound is tight); **fail**: the
-measurement excludes it; **inconclusive**: the interval is too wide, the run is outside the
-bound's regime, a claim it depends on fails, or the check raised. Claims with two readings of the
-printed text are registered once per reading, and the `reading` column names the one judged.
+(or yours, with `--predict`). **pass**: the measurement supports the claim (for an O(.) bound:
+the measured exponent's 95 % interval reaches at most 0.1, the margin fixed in advance
+(`fedcomp.rates.verdict.RATE_MARGIN`), above the prediction and below the fastest exponent the
+method class can reach; the detail says whether the bound is tight); **fail**: the measurement
+excludes it; **inconclusive**: the interval is too wide or reaches past that margin, the run is
+outside the bound's regime, a claim it depends on fails or rests on a failing one, or the check
+raised. Claims with two readings of the printed text are registered once per reading, and the
+`reading` column names the one judged.
 """
 
 

@@ -10,8 +10,8 @@ from fedcomp.checks import Check, CheckResult, Claim, Measurement, all_claims
 from fedcomp.checks.predict import conform, flipped, parse_user_prediction, scaled, steeper
 from fedcomp.cli import main
 from fedcomp.rates.fit import ExponentFit
-from fedcomp.rates.verdict import (bound_constant_verdict, equal_verdict, exponent_verdict,
-                                   ordering_verdict, upper_bound_verdict)
+from fedcomp.rates.verdict import (RATE_MARGIN, bound_constant_verdict, equal_verdict,
+                                   exponent_verdict, ordering_verdict, upper_bound_verdict)
 
 CLAIMS = all_claims()
 MIGRATED = [c for c in CLAIMS if c.check is not None]
@@ -45,6 +45,34 @@ def measured(measure_quick):
     return measure_quick
 
 
+class _ReadKeys(dict):
+    """A prediction that records which of its keys a judge reads (iterating it reads them all)."""
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.read = set()
+
+    def __getitem__(self, k):
+        self.read.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        self.read.add(k)
+        return super().get(k, default)
+
+    def __iter__(self):
+        self.read.update(super().keys())
+        return super().__iter__()
+
+    def items(self):
+        self.read.update(super().keys())
+        return super().items()
+
+    def values(self):
+        self.read.update(super().keys())
+        return super().values()
+
+
 @pytest.mark.parametrize("cid", [c.id for c in MIGRATED])
 def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
     c = checks.get(cid)
@@ -63,6 +91,13 @@ def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
         # every wrong prediction fails)
         m = synthetic(c.predicted)
         assert c.check.judge(c.predicted, m).verdict == "pass", cid
+    # every key of the prediction is judged (on the synthetic measurement where the stored data
+    # may be absent): a key the judge never reads could be flipped by --predict without changing
+    # the verdict, a part of the claim that cannot fail
+    if isinstance(c.predicted, dict):
+        rec = _ReadKeys(c.predicted)
+        c.check.judge(rec, m)
+        assert rec.read >= set(c.predicted), (cid, set(c.predicted) - rec.read)
     for w in wrongs:
         conform(c.predicted, w, cid)
         # a printed prediction that is false may be its own wrong prediction, no other
@@ -100,6 +135,30 @@ def test_a_claim_cannot_pass_while_one_it_depends_on_fails(extra_claims, tmp_pat
     assert cor["verdict"] == "inconclusive"
     assert "fedcomp.test-theorem" in cor["detail"] and cor["depends_on"] == [
         "fedcomp.test-theorem"]
+
+
+def test_the_dependency_rule_is_transitive(extra_claims, tmp_path, capsys):
+    """A pass resting on a failure two steps up (through a claim that was itself demoted, or is
+    inconclusive, because of it) is demoted too, naming the chain; a claim resting on nothing
+    that fails keeps its pass."""
+    extra_claims(_claim("fedcomp.test-theorem", {"T": -1.0}),
+                 _claim("fedcomp.test-corollary", {"T": -0.5}, ("fedcomp.test-theorem",)),
+                 _claim("fedcomp.test-table", {"T": -0.5}, ("fedcomp.test-corollary",)),
+                 _claim("fedcomp.test-sound", {"T": -0.5}),
+                 _claim("fedcomp.test-on-sound", {"T": -0.5}, ("fedcomp.test-sound",)))
+    assert main(["verify", "--claim", "fedcomp.test-table", "--claim", "fedcomp.test-on-sound",
+                 "--json", "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out["fedcomp.test-theorem"]["verdict"] == "fail"
+    assert out["fedcomp.test-corollary"]["verdict"] == "inconclusive"
+    assert out["fedcomp.test-corollary"]["rests_on_failed"] == ["fedcomp.test-theorem"]
+    table = out["fedcomp.test-table"]
+    assert table["verdict"] == "inconclusive"
+    assert table["rests_on_failed"] == ["fedcomp.test-theorem"]
+    assert ("depends on fedcomp.test-corollary (inconclusive), which rests on "
+            "fedcomp.test-theorem" in table["detail"])
+    assert out["fedcomp.test-on-sound"]["verdict"] == "pass"
+    assert out["fedcomp.test-on-sound"]["rests_on_failed"] == []
 
 
 def test_predict_judges_the_users_prediction(extra_claims, tmp_path, capsys):
@@ -152,10 +211,45 @@ def test_upper_bound_rule_fails_slower_and_refuses_impossibly_fast():
     assert upper_bound_verdict(_fit(-0.5, -math.inf, math.inf), -0.5).verdict == "inconclusive"
 
 
+def test_upper_bound_rule_needs_the_interval_within_the_margin():
+    """A pass is an equivalence test with RATE_MARGIN fixed in advance: an interval that contains
+    p but reaches more than the margin above it (a slower decay not excluded), or more than the
+    margin beyond the floor (possibly outside the regime), is inconclusive; at the margin's edge
+    it passes. The cases are the audit's (wu.cor4.2 in N, wu.cor4.8 in T)."""
+    assert RATE_MARGIN == 0.1
+    slow = upper_bound_verdict(_fit(-0.432, -0.516, -0.342), -0.5, floor=-0.5)
+    assert slow.verdict == "inconclusive" and "0.158 above the prediction" in slow.reason
+    edge = upper_bound_verdict(_fit(-0.46, -0.52, -0.401), -0.5, floor=-0.5)
+    assert edge.verdict == "pass"
+    beyond = upper_bound_verdict(_fit(-0.867, -1.069, -0.664), -2 / 3, floor=-2 / 3,
+                                 max_width=0.5, floor_reason="lower bound")
+    assert beyond.verdict == "inconclusive" and "0.402 beyond -0.667" in beyond.reason
+    # no floor: any decay faster than the bound passes (not tight), however fast
+    assert upper_bound_verdict(_fit(-1.5, -1.7, -1.3), -0.5).verdict == "pass"
+    # a wider margin, given explicitly, lets the slow interval pass; a negative one is refused
+    assert upper_bound_verdict(_fit(-0.432, -0.516, -0.342), -0.5, margin=0.2).verdict == "pass"
+    with pytest.raises(ValueError, match="margin"):
+        upper_bound_verdict(_fit(-0.5, -0.55, -0.45), -0.5, margin=-0.1)
+
+
+def test_rules_never_pass_on_nan():
+    nan = math.nan
+    assert exponent_verdict(_fit(nan, nan, nan), 2.0).verdict == "inconclusive"
+    assert exponent_verdict(_fit(2.0, 1.95, 2.05), nan).verdict == "inconclusive"
+    assert upper_bound_verdict(_fit(nan, nan, nan), -0.5).verdict == "inconclusive"
+    assert bound_constant_verdict("c", 5.0, nan, True, observed_max=nan).verdict == \
+        "inconclusive"
+    assert bound_constant_verdict("c", nan, 1.0, True).verdict == "inconclusive"
+    # an infinite supremum is a measurement: it fails a finite bound
+    assert bound_constant_verdict("c", 5.0, math.inf, True).verdict == "fail"
+
+
 def test_exact_rules_fail_both_ways():
     assert exponent_verdict(_fit(-0.5, -0.55, -0.45), -0.5).verdict == "pass"
     assert exponent_verdict(_fit(-0.5, -0.55, -0.45), -1.0).verdict == "fail"
     assert exponent_verdict(_fit(-0.5, -0.55, -0.45), 0.0).verdict == "fail"
+    # contains the prediction, but reaches more than the margin past it
+    assert exponent_verdict(_fit(-0.5, -0.62, -0.45), -0.5).verdict == "inconclusive"
     assert equal_verdict("L", "L_h + B_f*L_g", "B_f*L_g + L_h").verdict == "pass"
     assert equal_verdict("L", "L_h + B_f*L_g", "2*(B_f*L_g + L_h)").verdict == "fail"
     assert equal_verdict("v", 0.933, 0.933).verdict == "pass"

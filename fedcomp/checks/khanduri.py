@@ -718,8 +718,9 @@ CLAIMS += [
                     "FedDRO and DS-FedDRO reach higher test accuracy than GCIVR and the "
                     "unconstrained parallel SGD with comparable constraint violation.",
           kind="experiment",
-          predicted={"test accuracy": ["FedDRO, DS-FedDRO", ">", "GCIVR, parallel SGD"],
-                     "comparable constraint violation": True},
+          # only what is judged is predicted: "comparable violation" has no threshold, so it
+          # is not a key a --predict could flip without changing the verdict
+          predicted={"test accuracy": ["FedDRO, DS-FedDRO", ">", "GCIVR, parallel SGD"]},
           reading="the test-accuracy ordering, paired by seed at 95 %, on fedcomp's own "
                   "compositional fairness formulation (the paper takes it from Haddadpour et al. "
                   "2022 without restating it); GCIVR is not implemented; 'comparable violation' "

@@ -830,8 +830,9 @@ CLAIMS = [
                       combine_wrong(steeper(("rate", "T"), ("rate", "K")),
                                     shifted(("rounds", "T"), ("rounds", "K")))),
           notes="bound (16): terms 1/(eta T), eta/K, and p^(2j) eta^(2j) for j = 1..5. The K "
-                "part uses a fresh set of clients for every K (the client-product bias of "
-                "fedcomp.localscgdam-bias is a floor no step size removes)"),
+                "part uses a fresh set of clients for every K. The client-product bias of "
+                "fedcomp.localscgdam-bias moves the iterate along Phi's stationary set on this "
+                "problem and leaves no floor there (its detail), so it does not bound this rate"),
     Claim(id="zhang.rem1", paper="zhang", location="Remark 1 (complexities)",
           statement="For (1/T) sum_t E||grad Phi||^2 <= eps'^2 set eta = O(K eps'^2) and "
                     "p = O(1/(K eps')): sample complexity O(1/(K eps'^4)) per device, "
@@ -1059,7 +1060,9 @@ CLAIMS += [
           reading="ComFedL from its own Theorem 1 (huang), Local-SCGDM and FedNest [27] as the "
                   "FedDRO paper's Table 1 prints them (E||grad||^2 <= eps); MOML [28] and FedX "
                   "[7] have no entry and are not judged",
-          depends_on=("huang.rem1", "khanduri.table1"),
+          # the rows it reads (ComFedL derived, two printed rows of the FedDRO paper's Table 1),
+          # not the whole table, whose other rows (DS-FedDRO) it does not use
+          depends_on=("huang.rem1", "khanduri.table1.local-scgdm", "khanduri.table1.fednest"),
           check=Check(measure_related, judge_related,
                       flipped(("Local-SCGDM better than ComFedL (samples and rounds)",),
                               ("linear speed-up", "ComFedL"),

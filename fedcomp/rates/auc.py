@@ -157,8 +157,14 @@ def bias_measurement(profile: str) -> dict:
     3. Control: with every client holding client 0's data, max relative |D - grad Phi| at random
        points.
     4. LocalSCGDAM with exact oracles and p = 1 started at x*: how far it drifts from x* and the
-       ||grad Phi||^2 it ends at (full profile: two step sizes, and Theorem 1's sweep on the
-       heterogeneous problem beside the same rows held by every client)."""
+       ||grad Phi||^2 it ends at, at two step sizes with eta T fixed (full profile: also Theorem
+       1's sweep on the heterogeneous problem beside the same rows held by every client).
+    5. Where the drift can end: a root x_D of D found by least squares from x* (the fixed points
+       of the exact algorithm with p = 1 are the roots of D at y = y*(x)), with ||grad Phi(x_D)||^2
+       and Phi(x_D) - Phi(x*). On this problem Phi is flat along a direction (the AUC square loss
+       does not change when the scores, a and b shift together), and the root found is itself a
+       stationary point of Phi: the bias moves the iterate along the stationary set, it leaves no
+       floor on ||grad Phi||^2 there."""
     from scipy.optimize import least_squares
 
     from fedcomp.runner.results import run
@@ -177,8 +183,9 @@ def bias_measurement(profile: str) -> dict:
         g = same.grad(x)
         ctrl = max(ctrl, float(np.linalg.norm(same.client_product_gradient(x) - g)
                                / max(np.linalg.norm(g), 1e-300)))
+    root = least_squares(prob.client_product_gradient, xs, xtol=1e-15, ftol=1e-15, gtol=1e-15).x
     runs = []
-    for eta in ([0.05] if profile == "quick" else [0.05, 0.0125]):
+    for eta in (0.05, 0.0125):
         T = round(20000 * 0.05 / eta)
         r = run(PROBLEM, {"num_clients": K_DEFAULT}, "localscgdam", iterations=T, eta=eta,
                 local_steps=1, x0=xs, stochastic=False, record_every=T, **HYPER)
@@ -187,7 +194,15 @@ def bias_measurement(profile: str) -> dict:
                      "final_client_product_sq": float(np.sum(
                          prob.client_product_gradient(r.x_bar) ** 2))})
     out = {"grad_phi_sq_at_x_star": res2, "client_product_sq_at_x_star": D2,
-           "control_relative_difference": ctrl, "exact_runs_from_x_star": runs}
+           "control_relative_difference": ctrl, "exact_runs_from_x_star": runs,
+           "client_product_root": {
+               "client_product_sq": float(np.sum(prob.client_product_gradient(root) ** 2)),
+               "grad_phi_sq": float(np.sum(prob.grad(root) ** 2)),
+               "distance_from_x_star": float(np.linalg.norm(root - xs)),
+               "phi_minus_phi_star": float(prob.value(root) - prob.value(xs))},
+           # Phi's flat direction: the Hessian at x* by central differences of the exact gradient
+           "hessian_eigenvalues_at_x_star": [float(e) for e in np.linalg.eigvalsh(_hessian(
+               prob.grad, xs))]}
     if profile == "full":
         Ts = [2048, 8192, 32768, 131072]
         for label, P in (("heterogeneous", (PROBLEM, {"num_clients": K_DEFAULT})),
@@ -198,6 +213,13 @@ def bias_measurement(profile: str) -> dict:
             out[f"thm1_sweep_{label}"] = {"T": Ts, "mean": means, "slope": slope}
     out["seconds"] = time.perf_counter() - t0
     return out
+
+
+def _hessian(grad, x, h: float = 1e-5) -> np.ndarray:
+    """The symmetrised central-difference Jacobian of `grad` at `x` (error O(h^2))."""
+    cols = [(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))]
+    H = np.array(cols)
+    return (H + H.T) / 2
 
 
 def auc_standard_error(auc: float, n_pos: int, n_neg: int) -> float:

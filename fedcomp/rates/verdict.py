@@ -7,12 +7,21 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
 
   - ``fail`` when lo > p (+ tolerance): the decay is slower than the bound allows;
   - ``inconclusive`` when fewer than 3 grid points remain (divergence, missing runs), when the
-    interval is wider than ``max_width``, or when hi < ``floor``: the measured decay is steeper
-    than any method of the class can reach in the regime the bound describes (super-linear
-    speed-up, faster than a known lower bound). Such a run is outside that regime (e.g. the noise
-    does not dominate), so it neither confirms nor refutes the bound; the reason names the floor;
+    interval is not finite or wider than ``max_width``, or when hi < ``floor``: the measured
+    decay is steeper than any method of the class can reach in the regime the bound describes
+    (super-linear speed-up, faster than a known lower bound). Such a run is outside that regime
+    (e.g. the noise does not dominate), so it neither confirms nor refutes the bound; the reason
+    names the floor;
+  - ``inconclusive`` also when the interval, though it contains an admissible exponent, reaches
+    more than :data:`RATE_MARGIN` past either end of the admissible range: hi > p + margin (a
+    decay slower than the bound by more than the margin is not excluded: consistent with the
+    bound, not evidence for it) or lo < floor - margin (a decay that far beyond the floor is not
+    excluded: the run may be outside the bound's regime);
   - ``pass`` otherwise, with its tightness: "tight" when the interval contains p, otherwise
-    "not tight: faster than the bound by [p - hi, p - lo]".
+    "not tight: faster than the bound by [p - hi, p - lo]". A pass therefore means the 95 %
+    interval lies within [floor - margin, p + margin] (or below p + margin where no floor is
+    known): an equivalence (non-inferiority) test with a margin fixed in advance, not "the
+    interval happens to contain p".
 
 * :func:`tail_checked_verdict` -- an upper-bound verdict of the whole grid checked against the
   same rule on the grid's upper half (its asymptotic end): when one passes and the other fails,
@@ -20,13 +29,17 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
   end), so the verdict is inconclusive with both reasons; otherwise the whole grid's verdict
   stands, with the upper half's beside it.
 * :func:`exponent_verdict` -- an exponent claimed exactly (an equality, e.g. a derived order):
-  fail when the interval excludes it on either side.
+  fail when the interval excludes it on either side, pass when it lies within p +- margin.
 * :func:`regime` -- whether the local slopes between neighbouring grid points have settled
   (reported beside an exponent verdict, so a reader sees whether the run is asymptotic).
 * :func:`bound_constant_verdict` -- a constant claimed as an upper bound (a Lipschitz or smoothness
   constant): fail when a point of the problem exceeds it, pass when it is at least the exact or
   certified supremum (with the ratio, so a loose bound is visible), inconclusive when it lies
   between the observed maximum and an uncertified supremum.
+
+Every rule returns ``inconclusive`` (never pass) when a number it compares is NaN (an exponent
+rule: not finite): a measurement that failed, or a prediction that evaluates to NaN, cannot
+confirm anything. (An infinite supremum is a measurement: it fails any finite bound.)
 * :func:`equal_verdict` -- a value or expression claimed exactly (numbers with a tolerance, sympy
   expressions by simplification).
 * :func:`ordering_verdict` -- "A beats B" from a paired-by-seed interval of the difference.
@@ -43,6 +56,14 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+
+#: How far past the admissible range of exponents a 95 % interval may reach and still pass (see
+#: :func:`upper_bound_verdict`). Fixed in advance, not tuned to any run: 0.1 is below 1/6, the
+#: smallest gap between two rates the five papers set against each other (T^-1/2 of the
+#: SGD-type methods against T^-2/3 of the variance-reduced ones; K^-1/2, linear speed-up, against
+#: K^-1/3), so a pass excludes the next slower rate.
+RATE_MARGIN = 0.1
 
 
 @dataclass
@@ -68,7 +89,8 @@ def _dropped_note(fit) -> str:
 def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance: float = 0.0,
                         floor: float | None = None, floor_reason: str = "",
                         min_points: int = 3, tail=None,
-                        tail_label: str = "upper half of the grid") -> Verdict:
+                        tail_label: str = "upper half of the grid",
+                        margin: float = RATE_MARGIN) -> Verdict:
     """Verdict for "y <= C x^predicted as x grows" (module docstring).
 
     Parameters
@@ -86,6 +108,9 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         in K at fixed T for linear speed-up). None: no such limit is known.
     floor_reason : str
         Why the floor holds (printed when it decides).
+    margin : float >= 0
+        How far past [floor, predicted] the interval may reach and still pass
+        (:data:`RATE_MARGIN`).
     tail : ExponentFit or None
         The fit of the grid's upper half (:func:`fedcomp.rates.fit.upper_half`; None where the
         grid has none): judged by the same rule and combined with the whole grid's verdict by
@@ -93,13 +118,15 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
     """
     if tail is not None:
         kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
-                  floor_reason=floor_reason, min_points=min_points)
+                  floor_reason=floor_reason, min_points=min_points, margin=margin)
         return tail_checked_verdict(upper_bound_verdict(fit, predicted, **kw),
                                     upper_bound_verdict(tail, predicted, **kw), tail_label)
     if not max_width > 0:
         raise ValueError(f"max_width must be > 0, got {max_width!r}")
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance!r}")
+    if not margin >= 0:
+        raise ValueError(f"margin must be >= 0, got {margin!r}")
     if not isinstance(predicted, (int, float)) or isinstance(predicted, bool) \
             or not math.isfinite(predicted):
         raise ValueError(f"predicted must be a finite number, got {predicted!r}")
@@ -119,6 +146,18 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                        f"{iv}: steeper than {floor:+.3f}, the fastest any method of this class "
                        f"can reach in the bound's regime ({floor_reason or 'stated floor'}); "
                        f"the run is outside the regime the bound describes")
+    if fit.high > predicted + margin:
+        return Verdict("inconclusive",
+                       f"{iv}: consistent with the bound but not evidence for it: the interval "
+                       f"reaches {fit.high - predicted:.3f} above the prediction, more than the "
+                       f"margin {margin:g} a pass allows (a decay that much slower is not "
+                       f"excluded)")
+    if floor is not None and fit.low < floor - margin:
+        return Verdict("inconclusive",
+                       f"{iv}: the interval reaches {floor - fit.low:.3f} beyond {floor:+.3f}, "
+                       f"the fastest any method of this class can reach in the bound's regime "
+                       f"({floor_reason or 'stated floor'}), more than the margin {margin:g} a "
+                       f"pass allows: the run may be outside the regime the bound describes")
     if fit.high < predicted:
         return Verdict("pass", f"{iv}: not tight on this run: faster than the bound by "
                                f"[{predicted - fit.high:.3f}, {predicted - fit.low:.3f}]")
@@ -151,17 +190,24 @@ def tail_checked_verdict(whole: Verdict, tail: Verdict | None,
 
 
 def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
-                     min_points: int = 3) -> Verdict:
-    """Verdict for an exponent claimed exactly: fail when the interval excludes it."""
+                     min_points: int = 3, margin: float = RATE_MARGIN) -> Verdict:
+    """Verdict for an exponent claimed exactly: fail when the interval excludes it, pass when it
+    contains it and lies within predicted +- `margin` (:data:`RATE_MARGIN`), inconclusive
+    otherwise (too few points, a non-finite number, too wide an interval)."""
     iv = f"slope {_fit_text(fit)} (95 % interval), predicted {predicted:+.3f}"
     iv += _dropped_note(fit)
     if fit.n_points < min_points:
         return Verdict("inconclusive", f"{iv}: fewer than {min_points} usable grid points")
+    if not all(math.isfinite(v) for v in (fit.slope, fit.low, fit.high, predicted)):
+        return Verdict("inconclusive", f"{iv}: a number compared is not finite")
     if fit.low > predicted or fit.high < predicted:
         side = "slower" if fit.low > predicted else "faster"
         return Verdict("fail", f"{iv}: the interval excludes the prediction ({side})")
     if fit.high - fit.low > max_width:
         return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
+    if fit.low < predicted - margin or fit.high > predicted + margin:
+        return Verdict("inconclusive", f"{iv}: the interval contains the prediction but reaches "
+                                       f"more than the margin {margin:g} past it")
     return Verdict("pass", f"{iv}: the interval contains the prediction")
 
 
@@ -205,6 +251,8 @@ def bound_constant_verdict(name: str, predicted_value: float, supremum: float,
                                          "supremum": float(supremum),
                                          "supremum_exact": bool(supremum_exact),
                                          "observed_max": float(obs), "verdict": verdict})
+    if any(math.isnan(float(v)) for v in (predicted_value, supremum, obs)):
+        return out("inconclusive", f"{head} (observed {obs:.6g}): a number compared is NaN")
     if obs > predicted_value * (1 + rtol) + 1e-300:
         return out("fail", f"{head}: a point of the problem exceeds the bound "
                            f"(observed {obs:.6g})")

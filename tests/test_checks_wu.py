@@ -118,9 +118,10 @@ def test_thm44_consistency_is_derived_not_hard_coded(tmp_path_factory):
 @pytest.mark.parametrize("cid,verdict", [
     # gap floor decays like m^-1.7 (exact bias floor m^-2): the O(1/m) bound holds, not tight
     ("wu.thm4.1", "pass"), ("wu.thm4.4", "pass"), ("wu.thm4.7", "pass"),
-    # T-slopes -0.51/-0.51/-0.87, N-slopes -0.43/-0.43/-0.59: within the bounds, not beyond
-    # the floors (-1/2 for FCSG and FCSG-M, -2/3 for Acc-FCSG-M)
-    ("wu.cor4.2", "pass"), ("wu.cor4.5", "pass"), ("wu.cor4.8", "pass"),
+    # N-slopes -0.43 [-0.52, -0.34], -0.43 [-0.52, -0.34], -0.59 [-0.74, -0.44]: intervals that
+    # contain the bound but reach 0.16-0.23 above it, more than RATE_MARGIN; Acc-FCSG-M's
+    # T-slope -0.87 [-1.07, -0.66] reaches 0.40 beyond the -2/3 floor: inconclusive, not pass
+    ("wu.cor4.2", "inconclusive"), ("wu.cor4.5", "inconclusive"), ("wu.cor4.8", "inconclusive"),
     # FCSG-M (beta in the paper's grid) is not more stable than FCSG at m = 1 on this run
     ("wu.sec5.1", "fail"),
 ])

@@ -93,8 +93,11 @@ def test_lemma2_is_judged_against_the_exact_class_supremum(measured):
 def test_thm1_quick(measured):
     c, m = measured("zhang.thm1")
     r = c.judge(m)
-    # T: -0.499 [-0.572, -0.426]; K (T = 32768, 8 seeds): -0.517 [-0.691, -0.342]; rounds 0.750
-    assert r.verdict == "pass", r.detail
+    # T: -0.499 [-0.572, -0.426] passes; K (T = 32768, 8 seeds): -0.517 [-0.691, -0.342]
+    # contains -1/2 but reaches 0.158 above it, more than RATE_MARGIN: linear speed-up is not
+    # established at this budget; rounds 0.750
+    assert r.verdict == "inconclusive", r.detail
+    assert "rate T: pass" in r.detail and "rate K: inconclusive" in r.detail
     assert m.values["ledger_matches_T_over_p"]
     from fedcomp.figures import Plot
     assert m.figures and all(isinstance(f, Plot) for f in m.figures)   # drawn by verify

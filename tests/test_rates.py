@@ -359,3 +359,21 @@ def test_the_upper_half_checks_the_whole_grids_upper_bound_verdict(whole, tail, 
     # the rule can fail: a prediction both halves reject fails whatever the tail says
     wrong = [upper_bound_verdict(_fit(*f), -1.0, max_width=0.3) for f in (whole, tail or whole)]
     assert tail_checked_verdict(*wrong).verdict == "fail"
+
+
+def test_a_floor_in_T_is_carried_into_a_cost_by_its_growth():
+    """A cost growing like T^q along the schedule (model rounds T/I with I = T^(1/4): q = 3/4)
+    turns the floor -1/2 on the exponent of epsilon in T into -1/2 / q in the cost."""
+    from fedcomp.rates.analysis import cost_growth
+    from fedcomp.rates.verdict import SGD_FLOOR, SGD_FLOOR_REASON, cost_floor
+    Ts = [512, 1024, 2048, 4096]
+    rows = [{"T": T, "K": K, "seed": s, "rounds": T // round(T ** 0.25)}
+            for T in Ts for K in (4, 8) for s in range(3)]
+    q = cost_growth(pd.DataFrame(rows), "rounds", K=8)
+    expected = np.polyfit(np.log(Ts), np.log([T // round(T ** 0.25) for T in Ts]), 1)[0]
+    assert q == pytest.approx(expected, rel=1e-12) and 0.7 < q < 0.8
+    floor, why = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, 0.75)
+    assert floor == pytest.approx(-2 / 3) and "T^0.750" in why and SGD_FLOOR_REASON in why
+    assert cost_floor(SGD_FLOOR, "", 1.0)[0] == SGD_FLOOR
+    with pytest.raises(ValueError, match="growth must be > 0"):
+        cost_floor(SGD_FLOOR, "", 0.0)

@@ -54,8 +54,10 @@ from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
                                     steeper, times)
 from fedcomp.runner.results import run
-from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
-                                   record_comparison, upper_bound_verdict)
+from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
+                                   SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
+                                   cost_floor, equal_verdict, record_comparison,
+                                   upper_bound_verdict)
 
 PAPER = "khanduri"
 
@@ -855,18 +857,6 @@ CLAIMS += [
 # =============================================================================================
 # Rates and complexities measured: Theorems 4.2, 4.3, 5.2, Corollaries 4.4, 5.3, Remark 4.5
 # =============================================================================================
-#: -1/2 with 0.1 of slack: the higher-order terms of the bounds (client drift O(eta^2) = O(K/T))
-#: decay faster and steepen the slope over a finite grid before the noise floor dominates.
-NOISE_FLOOR = -0.6
-NOISE_FLOOR_REASON = ("-1/2 less 0.1 of slack for faster-decaying higher-order terms: under the "
-                      "theorem's schedule the noise floor eta sigma^2/K is of order (KT)^-1/2, "
-                      "the lower bound of stochastic first-order methods with KT samples")
-#: K^-1 with 0.2 of slack (the speed-up fit's interval is about twice as wide)
-SUPERLINEAR_FLOOR = -1.2
-SUPERLINEAR_REASON = ("K^-1 less 0.2 of slack: super-linear speed-up in K is impossible in the "
-                      "noise-dominated regime")
-
-
 def _feddro_measure(name: str, profile: str, out_dir) -> Measurement:
     """fedcomp.rates.feddro's measurement `name` as a Measurement (one Measure object per sweep
     group, so that verify measures each group once)."""
@@ -914,7 +904,7 @@ def _rate_parts(predicted, m, spec):
         entry = v["rates"][problem]
         fixed = f"K={v.get('K0')}" if var == "T" else f"T={v.get('Tmax')}"
         parts.append(_part(f"{problem} E||grad||^2 vs {var} ({fixed})", entry[var],
-                           predicted[var], v["max_width"], NOISE_FLOOR, NOISE_FLOOR_REASON,
+                           predicted[var], v["max_width"], SGD_FLOOR, SGD_FLOOR_REASON,
                            entry.get("regime") if var == "T" else None,
                            entry.get("T_upper_half") if var == "T" else None))
     return parts
@@ -1005,9 +995,10 @@ def judge_thm42(predicted, m):
 
 # --- Corollaries 4.4 / 5.3 ----------------------------------------------------------------------
 
-def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason=""):
-    """cost = O(eps^a) (a < 0) judged as eps <= C cost^(1/a)."""
-    p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason)
+def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="", tail=None):
+    """cost = O(eps^a) (a < 0) judged as eps <= C cost^(1/a) (with the grid's upper half when
+    `tail` is its fit)."""
+    p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail)
     a = (lambda s: -1.0 / s if s < 0 else float("inf"))
     p["reason"] += (f"; cost ~ eps^-{a(fit.slope):.2f} [{a(fit.low):.2f}, {a(fit.high):.2f}], "
                     f"predicted eps^{eps_exponent:g}")
@@ -1028,14 +1019,17 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
     else:
         parts.append(_part(f"linear speed-up: samples per client to reach "
                            f"eps={lq['speedup_eps']:.3g} vs K", lq["speedup"], sp_["K"], 2 * w,
-                           floor=SUPERLINEAR_FLOOR, floor_reason=SUPERLINEAR_REASON))
+                           floor=SPEEDUP_FLOOR, floor_reason=SPEEDUP_FLOOR_REASON))
     for problem in problems:
         c = v["costs"][problem]
         parts.append(_cost_part(f"{problem} samples per client (K={v['K0']}): eps vs T",
-                                c["eps_vs_samples"], sp_["eps"], w, floor=NOISE_FLOOR,
-                                floor_reason=NOISE_FLOOR_REASON))
+                                c["eps_vs_samples"], sp_["eps"], w, floor=SGD_FLOOR,
+                                floor_reason=SGD_FLOOR_REASON,
+                                tail=c.get("eps_vs_samples_upper_half")))
+        floor, why = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, c["growth"][rounds_cost])
         parts.append(_cost_part(f"{problem} communication (K={v['K0']}): eps vs {rounds_cost}",
-                                c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w))
+                                c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w,
+                                floor=floor, floor_reason=why))
     return parts
 
 
@@ -1111,8 +1105,10 @@ def judge_rem45(predicted, m):
                                 f"the algorithm's communication: the measurement is invalid"})
     for regime_key, label in (("d >> d_g", "d=40, d_g=1"), ("d_g >> d", "d=2, d_g=16")):
         f = v["floats"][label]
+        floor, why = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, f["growth"])
         p = _cost_part(f"{regime_key} ({label}): eps vs floats per client", f["eps_vs_floats"],
-                       predicted[regime_key]["floats per client"]["eps"], v["max_width"])
+                       predicted[regime_key]["floats per client"]["eps"], v["max_width"],
+                       floor=floor, floor_reason=why)
         p["reason"] += (f"; d >= eps^-1/2 d_g / K on the whole grid: "
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")

@@ -54,7 +54,8 @@ from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
-from fedcomp.rates.verdict import combine, equal_verdict, upper_bound_verdict
+from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
+                                   combine, equal_verdict, upper_bound_verdict)
 
 ALG_NAMES = {"fcsg": "FCSG", "fcsg-m": "FCSG-M", "acc-fcsg-m": "Acc-FCSG-M"}
 
@@ -124,16 +125,6 @@ _BIAS_WRONG = steeper(("m",), by=1.5)
 # --------------------------------------------------------------------------------------------
 # rates in T and N: Corollaries 4.2, 4.5, 4.8
 # --------------------------------------------------------------------------------------------
-SGD_FLOOR = -0.5
-SGD_FLOOR_REASON = ("SGD-type method: E||grad||^2 >= c (NT)^-1/2 in the noise-dominated regime "
-                    "(Arjevani et al. 2019; Drori & Shamir 2020), so steeper than -1/2 is "
-                    "super-linear speed-up in N or faster than the lower bound in T")
-VR_FLOOR = -2 / 3
-VR_FLOOR_REASON = ("variance-reduced method under mean-squared smoothness: E||grad||^2 >= "
-                   "c (NT)^-2/3 (Arjevani et al. 2019), so steeper than -2/3 is super-linear "
-                   "speed-up in N or faster than the lower bound in T")
-
-
 def _rate_sweeps(algorithm: str, compare, profile: str, out_dir: Path) -> Measurement:
     from fedcomp.rates.fcsg import rate_sweeps
     v = rate_sweeps(algorithm, profile, out_dir, compare=compare)

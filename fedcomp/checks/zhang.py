@@ -28,6 +28,8 @@ from fedcomp.checks.predict import (
     steeper,
 )
 from fedcomp.rates.verdict import (
+    SGD_FLOOR,
+    SGD_FLOOR_REASON,
     bound_constant_verdict,
     combine,
     equal_verdict,
@@ -252,12 +254,6 @@ def _wrong_lem2(pred):
 # ============================================================================================
 # Theorem 1 / Remark 1: rate and rounds
 # ============================================================================================
-RATE_FLOOR = -0.5
-RATE_FLOOR_REASON = ("in T: (KT)^(-1/2) is the lower bound of stochastic first-order methods "
-                     "for E||grad||^2 with KT samples (Arjevani et al. 2023); in K at fixed T: "
-                     "a steeper decay than K^(-1/2) is super-linear speed-up")
-
-
 def _theorem_rounds():
     """Rounds T // p with p from the schedule Theorem 1 / Remark 1 prescribes
     (:func:`fedcomp.theory.schedules.schedule`, "localscgdam", c_I = 1), over a T grid at K = 4
@@ -328,11 +324,11 @@ def judge_thm1(predicted, m: Measurement) -> CheckResult:
     rate, rounds = predicted["rate"], predicted["rounds"]
     # the T grid's upper half, where the grid is long enough to have one (full profile)
     up = v.get("fit_T_upper_half")
-    vT = upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=RATE_FLOOR,
-                             floor_reason=RATE_FLOOR_REASON, tail=_fit(up) if up else None,
+    vT = upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=SGD_FLOOR,
+                             floor_reason=SGD_FLOOR_REASON, tail=_fit(up) if up else None,
                              tail_label="upper half of the T grid")
-    vK = upper_bound_verdict(_fit(v["fit_K"]), rate["K"], floor=RATE_FLOOR,
-                             floor_reason=RATE_FLOOR_REASON)
+    vK = upper_bound_verdict(_fit(v["fit_K"]), rate["K"], floor=SGD_FLOOR,
+                             floor_reason=SGD_FLOOR_REASON)
     rT = exponent_verdict(_fit(v["fit_rounds_T"]), rounds["T"])
     rK = exponent_verdict(_fit(v["fit_rounds_K"]), rounds["K"])
     parts = {"rate T": vT, "rate K": vK, "rounds T": rT, "rounds K": rK}

@@ -13,7 +13,8 @@ and the regression (see :mod:`fedcomp.rates.fit`).
 * :func:`cost_exponent` -- slope of log epsilon(T) against log cost(T), where the cost is
   rounds or floats per client (deterministic given T). A bound cost <= C eps^-a is the same as
   eps <= C' cost^(-1/a) along the schedule, so the verdict is an upper-bound verdict on this slope
-  with prediction -1/a; :func:`invert` turns it into the exponent a of cost against 1/eps.
+  with prediction -1/a; :func:`invert` turns it into the exponent a of cost against 1/eps, and
+  :func:`cost_growth` measures how the cost grows with T (to carry the T floor into the cost).
 """
 from __future__ import annotations
 
@@ -112,6 +113,18 @@ def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "
     if len(np.unique(cx)) < len(cx):
         raise ValueError(f"{cost} does not grow along the T grid; cannot fit against it")
     return fit_exponent(cx, v, return_boot=return_boot)
+
+
+def cost_growth(summary: pd.DataFrame, cost: str, **fixed) -> float:
+    """Exponent q of cost against T along the T grid (least squares on the logs; the costs are
+    deterministic given T): a cost growing like T^q turns a floor f on the exponent of epsilon in
+    T into the floor f / q in the cost (:func:`fedcomp.rates.verdict.cost_floor`)."""
+    sub = summary
+    for k, v in fixed.items():
+        sub = sub[sub[k] == v]
+    c = sub.groupby("T")[cost].min()
+    return float(np.polyfit(np.log(c.index.to_numpy(dtype=float)),
+                            np.log(c.to_numpy(dtype=float)), 1)[0])
 
 
 def invert(fit: ExponentFit) -> tuple[float, float, float]:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_exponent, exponent, speedup
+from fedcomp.rates.analysis import cost_exponent, cost_growth, exponent, speedup
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, matrix
 from fedcomp.rates.verdict import regime
@@ -187,8 +187,11 @@ def _costs(summary, P, label, info, with_speedup):
     s = _exchanges(summary)
     c = info.setdefault(label, {})
     c["eps_vs_samples"] = cost_exponent(s, "T", K=K0)
+    # samples per client are T: the same fit as the T rate, so judged with its upper half too
+    c["eps_vs_samples_upper_half"] = upper_half(*matrix(s, "T", K=K0))
     c["eps_vs_rounds"] = cost_exponent(s, "rounds", K=K0)
     c["eps_vs_exchanges"] = cost_exponent(s, "exchanges", K=K0)
+    c["growth"] = {cost: cost_growth(s, cost, K=K0) for cost in ("rounds", "exchanges")}
     if with_speedup:
         fit, eps, teps = speedup(s)
         c["speedup"] = fit
@@ -352,6 +355,7 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
         d, dg = int(s["d"].iloc[0]), int(s["d_g"].iloc[0])
         share_y = (s["floats_y"] / (s["floats_x"] + s["floats_y"])).groupby(s["T"]).mean()
         out[label] = {"eps_vs_floats": fit, "d": d, "d_g": dg,
+                      "growth": cost_growth(s, "floats_per_client", K=K0),
                       "first_term_dominates": bool(np.all(d >= eps ** -0.5 * dg / K0)),
                       "share_y": [float(share_y.min()), float(share_y.max())]}
         div.append(_diverged(s))

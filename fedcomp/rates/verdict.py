@@ -66,6 +66,34 @@ import numpy as np
 RATE_MARGIN = 0.1
 
 
+#: The fastest exponents a method class can reach in the regime an O(.) rate bound describes: the
+#: `floor` of :func:`upper_bound_verdict`, one home for every paper's checks (the margin above
+#: covers the statistical and pre-asymptotic slack; no check adds its own).
+SGD_FLOOR = -0.5
+SGD_FLOOR_REASON = ("stochastic first-order method: E||grad||^2 >= c (KT)^-1/2 with KT samples "
+                    "in the noise-dominated regime (Arjevani et al., Math. Program. 2023; Drori "
+                    "& Shamir 2020), so a decay steeper than T^-1/2 is faster than the lower "
+                    "bound, and one steeper than K^-1/2 at fixed T super-linear speed-up")
+VR_FLOOR = -2 / 3
+VR_FLOOR_REASON = ("variance-reduced method under mean-squared smoothness: E||grad||^2 >= "
+                   "c (KT)^-2/3 (Arjevani et al. 2023), so steeper than -2/3 is super-linear "
+                   "speed-up in K or faster than the lower bound in T")
+SPEEDUP_FLOOR = -1.0
+SPEEDUP_FLOOR_REASON = ("samples per client to reach a target eps fall at most like K^-1 "
+                        "(linear speed-up); steeper is super-linear speed-up, impossible in the "
+                        "noise-dominated regime")
+
+
+def cost_floor(floor: float, reason: str, growth: float) -> tuple[float, str]:
+    """A floor on the exponent of epsilon in T carried into a cost that grows like T^growth along
+    the schedule (samples: 1; model rounds T/I with I ~ T^(1/4): 3/4): epsilon ~ T^f =
+    cost^(f/growth). Returns the floor in the cost and its reason."""
+    if not growth > 0:
+        raise ValueError(f"growth must be > 0 (the cost must grow with T), got {growth!r}")
+    return floor / growth, (f"{reason}; carried into the cost, which grows like T^{growth:.3f} "
+                            f"along the grid: {floor:+.3f} / {growth:.3f}")
+
+
 @dataclass
 class Verdict:
     """``bound``: for :func:`bound_constant_verdict`, what it compared (name, claimed,
@@ -109,7 +137,7 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
     floor_reason : str
         Why the floor holds (printed when it decides).
     margin : float >= 0
-        How far past [floor, predicted] the interval may reach and still pass
+        How far past [floor, predicted + tolerance] the interval may reach and still pass
         (:data:`RATE_MARGIN`).
     tail : ExponentFit or None
         The fit of the grid's upper half (:func:`fedcomp.rates.fit.upper_half`; None where the
@@ -146,11 +174,12 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                        f"{iv}: steeper than {floor:+.3f}, the fastest any method of this class "
                        f"can reach in the bound's regime ({floor_reason or 'stated floor'}); "
                        f"the run is outside the regime the bound describes")
-    if fit.high > predicted + margin:
+    if fit.high > predicted + tolerance + margin:
+        plus = f" (plus the tolerance {tolerance:g})" if tolerance else ""
         return Verdict("inconclusive",
                        f"{iv}: consistent with the bound but not evidence for it: the interval "
                        f"reaches {fit.high - predicted:.3f} above the prediction, more than the "
-                       f"margin {margin:g} a pass allows (a decay that much slower is not "
+                       f"margin {margin:g}{plus} a pass allows (a decay that much slower is not "
                        f"excluded)")
     if floor is not None and fit.low < floor - margin:
         return Verdict("inconclusive",

@@ -266,3 +266,21 @@ def test_constant_and_ordering_rules():
     assert ordering_verdict("A>B", 0.01, 0.03, 0.02, 5).verdict == "pass"
     assert ordering_verdict("A>B", -0.03, -0.01, -0.02, 5).verdict == "fail"
     assert ordering_verdict("A>B", -0.01, 0.03, 0.01, 5).verdict == "inconclusive"
+
+
+def test_convergence_is_not_judged_on_points_that_lost_runs(measured):
+    """khanduri.thm4.2 ("still decreases at the largest T"): a run at the last three points that
+    diverged or is missing makes that problem's part inconclusive, naming what was lost."""
+    import copy
+    import dataclasses
+    c = checks.get("khanduri.thm4.2")
+    m = measured(c)
+    assert c.check.judge(c.predicted, m).verdict == "pass"
+    v = copy.copy(m.values)
+    v["rates"] = {p: dict(e) for p, e in m.values["rates"].items()}
+    first = next(iter(v["rates"]))
+    v["rates"][first]["T_last3"] = dataclasses.replace(v["rates"][first]["T_last3"],
+                                                       n_missing_runs=2)
+    r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
+    assert r.verdict == "inconclusive"
+    assert "2 run(s) diverged or missing" in r.detail and "last three points lost runs" in r.detail

@@ -174,3 +174,30 @@ def test_corollary_schedules_live_with_the_theorem_schedules():
         schedule("fcsg-m", 1, 32)
     with pytest.raises(ValueError, match="S_F"):
         prescribe("fcsg", {}, T=100, K=2)
+
+
+def test_sec51_names_diverged_runs_instead_of_averaging_them(tmp_path_factory):
+    """A section 5.1 cell with a diverged seed makes the parts that read it inconclusive, naming
+    the cell, seed and iteration; the parts that do not read it are judged as before. Every seed
+    of an arm diverged (no accuracy at all) is inconclusive too, never a pass."""
+    import copy
+    c, m, res = _run("wu.sec5.1", tmp_path_factory)
+    v = copy.deepcopy(m.values)
+    s_hi, ms = max(v["sigma2s"]), v["ms"]
+    cell = f"sigma2={s_hi},m={ms[-1]},fcsg-m"      # read by part (c) only
+    v["table"][cell].update(diverged_at={"1": 37}, finite_seeds=v["seeds"] - 1)
+    r = c.check.judge(c.predicted, type(m)(values=v))
+    assert f"{cell}: {{'1': 37}} -> inconclusive" in r.detail
+    # the other parts still decide: a fail among them fails the claim, else it is inconclusive
+    assert r.verdict == ("fail" if "-> fail" in r.detail else "inconclusive"), r.detail
+    parts = r.measured["parts"]
+    assert parts["FCSG and FCSG-M alike at m = 100"] is None
+    assert parts["accuracy rises with m"] == res.measured["parts"]["accuracy rises with m"]
+    # an arm every seed of which diverged: no mean, the part reading it inconclusive
+    w = copy.deepcopy(m.values)
+    w["table"][f"sigma2={s_hi},m={ms[-1]},fcsg"].update(
+        diverged_at={str(s): 5 for s in range(w["seeds"])}, finite_seeds=0, acc_mean=None,
+        acc_se=None, acc_sd=None, phi_fluct=None)
+    r = c.check.judge(c.predicted, type(m)(values=w))
+    assert r.measured["parts"]["accuracy rises with m"] is None
+    assert r.verdict != "pass" and "-> inconclusive" in r.detail

@@ -203,7 +203,7 @@ def _summarize_by_groups(table):
                      "floats_per_client": float(g["floats_sent_total"].iloc[0]) / K,
                      "floats_x": int(g["floats_x_total"].iloc[0]) if "floats_x_total" in g else 0,
                      "floats_y": int(floats_y) if pd.notna(floats_y) else 0,
-                     "diverged": diverged,
+                     "diverged": diverged, "diverged_at": int(d_at) if diverged else -1,
                      "sweep": g["label_sweep"].iloc[0] if "label_sweep" in g else ""})
     out = pd.DataFrame(rows)
     return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
@@ -377,3 +377,17 @@ def test_a_floor_in_T_is_carried_into_a_cost_by_its_growth():
     assert cost_floor(SGD_FLOOR, "", 1.0)[0] == SGD_FLOOR
     with pytest.raises(ValueError, match="growth must be > 0"):
         cost_floor(SGD_FLOOR, "", 0.0)
+
+
+def test_diverged_runs_are_named_with_their_iteration():
+    from types import SimpleNamespace as NS
+
+    from fedcomp.rates.measure import diverged_runs, diverged_text
+    runs = [NS(seed=0, diverged=False, diverged_at=None), NS(seed=1, diverged=True, diverged_at=37),
+            NS(seed=2, diverged=True, diverged_at=5)]
+    items = diverged_runs(runs, T=4096, K=8)
+    assert items == [{"T": 4096, "K": 8, "seed": 1, "t": 37},
+                     {"T": 4096, "K": 8, "seed": 2, "t": 5}]
+    assert diverged_text(items) == ("2 run(s) diverged, left out of their point's mean: "
+                                    "T=4096, K=8 seed 1 at t=37; T=4096, K=8 seed 2 at t=5")
+    assert diverged_text([]) == "" and diverged_runs(runs[:1]) == []

@@ -43,6 +43,7 @@ from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
 from fedcomp.runner import resolve
 from fedcomp.runner.results import run, run_many
+from fedcomp.rates.measure import diverged_runs, diverged_text
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
                                    upper_bound_verdict)
 
@@ -397,6 +398,8 @@ judge_thm2_constants = _judge_theorem_constants("special")
 # ============================================================================================
 
 def _tail_means(batch, tau):
+    """Per seed: the mean of ||grad||^2 at the round ends of the second half; NaN for a diverged
+    run (named, with its iteration, in the measurement's detail)."""
     out = []
     for r in batch.runs:
         if r.diverged:
@@ -415,17 +418,18 @@ def _floor_vs_batch(problem, batches, eta, tau, iterations, seeds, outer_equals_
              record_every=rec)
     g = ex.grad_norm_sq[ex.t % tau == 0]
     floor_exact = float(np.mean(g[len(g) // 2:]))
-    cols = []
+    cols, diverged = [], []
     for b in batches:
         kw = dict(batch=b, outer_batch=b if outer_equals_inner else 1)
         bm = run_many(*problem, "comfedl", seeds=seeds, iterations=T, eta=eta,
                       local_steps=tau, record_every=rec, **kw)
         cols.append(_tail_means(bm, tau) - floor_exact)
-    return np.column_stack(cols), floor_exact
+        diverged += diverged_runs(bm.runs, b=b)
+    return np.column_stack(cols), floor_exact, diverged
 
 
 def _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner):
-    cols, bs = [], []
+    cols, bs, diverged = [], [], []
     for T in Ts:
         T = T - T % tau
         b = max(1, int(round(T / T0)))
@@ -441,7 +445,8 @@ def _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner):
             g = r.grad_norm_sq[r.t % tau == 0]
             vals.append(float(np.mean(g[:-1])))   # s = 0 .. S-1
         cols.append(vals)
-    return np.array(cols).T, bs
+        diverged += diverged_runs(bm.runs, T=T)
+    return np.array(cols).T, bs, diverged
 
 
 def _fit_or_none(x, values):
@@ -483,10 +488,11 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
     seeds = range(4) if quick else range(10)
     batches = (1, 2, 4, 8, 16) if quick else (1, 2, 4, 8, 16, 32, 64)
     iters = 3000 if quick else 8000
-    exc, fl_exact = _floor_vs_batch(problem, batches, eta, tau, iters, seeds, outer_equals_inner)
+    exc, fl_exact, div_b = _floor_vs_batch(problem, batches, eta, tau, iters, seeds,
+                                           outer_equals_inner)
     fit_b, why_b = _fit_or_none(batches, exc)
     Ts = (500, 1000, 2000, 4000) if quick else (500, 1000, 2000, 4000, 8000, 16000)
-    lhs, bs = _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner)
+    lhs, bs, div_T = _average_vs_T(problem, Ts, eta0, T0, tau, seeds, outer_equals_inner)
     fit_T, why_T = _fit_or_none(Ts, lhs)
     from fedcomp.figures import plot
     fig = plot(f"figures/{name}-floor-and-rate.png", _figure, f"ComFedL {title}", [
@@ -499,12 +505,13 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
                       "seed_means": np.nanmean(exc, axis=0).tolist()},
                 "T": {"fit": fit_T, "why": why_T, "x": list(Ts), "batches": bs,
                       "seed_means": np.nanmean(lhs, axis=0).tolist()},
-                "floor_exact": fl_exact},
+                "floor_exact": fl_exact, "diverged_runs": div_b + div_T},
         figures=[fig],
-        detail=f"{resolve(problem[0])(**problem[1]).name}: floor vs b at eta={eta}, tau={tau}, {iters} iterations, "
-               f"{len(list(seeds))} seeds, exact-oracle floor {fl_exact:.2e} subtracted; average "
-               f"over rounds vs T with eta={eta0}/sqrt(T), b=T/{T0} (b = {bs}); all clients "
-               f"participate (m = n)")
+        detail=f"{resolve(problem[0])(**problem[1]).name}: floor vs b at eta={eta}, tau={tau}, "
+               f"{iters} iterations, {len(list(seeds))} seeds, exact-oracle floor "
+               f"{fl_exact:.2e} subtracted; average over rounds vs T with eta={eta0}/sqrt(T), "
+               f"b=T/{T0} (b = {bs}); all clients participate (m = n)"
+               + (f"; {diverged_text(div_b + div_T)}" if div_b or div_T else ""))
 
 
 def measure_thm2(profile: str, out_dir) -> Measurement:

@@ -969,20 +969,26 @@ def judge_thm42(predicted, m):
     still decrease at the largest T (the fit over the last three grid points lies below 0) as
     well as over the whole grid; a curve levelling off to a floor (Theorem 4.1's failure) has
     last-three slopes at or above 0. Predicted True: pass when both intervals lie below 0, fail
-    when either lies at or above 0. Predicted False: the reverse."""
+    when either lies at or above 0. Predicted False: the reverse. Inconclusive when runs at the
+    last three points diverged or are missing."""
     claim = predicted["converges"]
     parts = []
     for problem, entry in m.values["rates"].items():
         whole, last = entry["T"], entry["T_last3"]
         decreasing = whole.high < 0 and last.high < 0
         stalls = whole.low >= 0 or last.low >= 0
-        if decreasing:
+        lost = last.losses()     # runs diverged or missing at the last points: not "still
+        if lost:                 # decreasing at the largest T" on what is left
+            verdict = "inconclusive"
+        elif decreasing:
             verdict = "pass" if claim else "fail"
         elif stalls:
             verdict = "fail" if claim else "pass"
         else:
             verdict = "inconclusive"
-        why = ("E||grad||^2 still decreases at the largest T" if decreasing else
+        why = (f"the last three points lost runs ({lost}; the measurement's detail names the "
+               f"diverged ones)" if lost else
+               "E||grad||^2 still decreases at the largest T" if decreasing else
                "E||grad||^2 stops decreasing (an interval at or above 0)" if stalls else
                "an interval contains 0")
         parts.append({"part": f"{problem} E||grad||^2 vs T (K={m.values['K0']}, I = T^(1/4))",
@@ -1014,8 +1020,10 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
         parts.append({"part": "linear speed-up (samples per client to eps vs K)",
                       "verdict": "inconclusive", "slope": None, "interval": [None, None],
                       "predicted": sp_["K"],
-                      "reason": f"no target eps is reached by two K on the grid "
-                                f"(eps={lq['speedup_eps']:.3g})"})
+                      "reason": "no target eps is reached by two K on the grid "
+                                + (f"(eps={lq['speedup_eps']:.3g})"
+                                   if math.isfinite(lq["speedup_eps"] or math.nan) else
+                                   "(the K curves share no band of eps values)")})
     else:
         parts.append(_part(f"linear speed-up: samples per client to reach "
                            f"eps={lq['speedup_eps']:.3g} vs K", lq["speedup"], sp_["K"], 2 * w,

@@ -54,6 +54,7 @@ from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
+from fedcomp.rates.measure import diverged_text
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
                                    combine, equal_verdict, upper_bound_verdict)
 
@@ -108,7 +109,7 @@ def judge_bias_floor(predicted, m: Measurement) -> CheckResult:
               f"{ex['tail_slope']:+.3f} (+/- {ex['tail_slope_stderr']:.3f}) for m >= "
               f"{ex['m'][len(ex['m']) // 2]}: the O(1/m) term of the theorem holds but is loose "
               f"by one power of m (the bias of f(mean) is second order in the inner noise)"
-              + (f"; {v['diverged_runs']} runs diverged" if v["diverged_runs"] else ""))
+              + (f"; {diverged_text(v['diverged_runs'])}" if v["diverged_runs"] else ""))
     measured = {"slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,
                 "m": fit.x, "gap_seed_mean": fit.y_mean, "n_seeds": fit.n_seeds,
                 "diverged_runs": v["diverged_runs"], "exact_bias_floor": ex}
@@ -171,7 +172,8 @@ def _rate_judge(floor: float, floor_reason: str):
                 "local_steps": f["local_steps"], "diverged_runs": f["diverged_runs"]}
             measured[f"exponent_in_{over}"]["text"] = (
                 f"exponent in {over} ({over} grid {f['grid']}, q {f['local_steps']}): "
-                f"{verdict.verdict} -- {verdict.reason}")
+                f"{verdict.verdict} -- {verdict.reason}"
+                + (f" ({diverged_text(f['diverged_runs'])})" if f["diverged_runs"] else ""))
         detail = "; ".join(measured[f"exponent_in_{o}"].pop("text") for o in ("T", "N"))
         if "comparison" in v:
             c = v["comparison"]
@@ -404,50 +406,79 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
         (beta = 0.1) are within 3 standard errors; (d) with m = 1 (largest sigma2), for at least
         one beta of the paper's grid, FCSG-M's across-seed spread of the accuracy and its
         within-run fluctuation of Phi are both at least 10 % below FCSG's, with an accuracy no
-        worse by more than 3 standard errors."""
+        worse by more than 3 standard errors.
+
+    A part that reads a cell with a diverged seed is inconclusive, naming the cell, the seeds
+    and the iterations at which they diverged: a diverged run is neither averaged in nor left
+    out quietly."""
     import itertools
     import math
     v = m.values
     tab, S = v["table"], v["seeds"]
-
-    def row(s2, mm, alg):
-        return tab[f"sigma2={s2},m={mm},{alg}"]
-    mono, gains = True, {}
-    for s2 in v["sigma2s"]:
-        accs = [row(s2, mm, "fcsg") for mm in v["ms"]]
-        for lo, hi in itertools.pairwise(accs):
-            if hi["acc_mean"] < lo["acc_mean"] - 3 * math.hypot(lo["acc_se"], hi["acc_se"]):
-                mono = False
-        gains[s2] = accs[-1]["acc_mean"] - accs[0]["acc_mean"]
-    s_hi, s_lo = max(v["sigma2s"]), min(v["sigma2s"])
-    a1, a2 = row(s_hi, max(v["ms"]), "fcsg"), row(s_hi, max(v["ms"]), "fcsg-m")
-    diff = a2["acc_mean"] - a1["acc_mean"]
-    alike = abs(diff) <= 3 * math.hypot(a1["acc_se"], a2["acc_se"]) + 1e-12
     st = v["stability_m1"]
-    base = st["fcsg"]
-    stable = False
-    for r in st["fcsg-m"].values():
-        se = math.hypot(r["acc_sd"], base["acc_sd"]) / math.sqrt(S)
-        if (r["acc_sd"] <= 0.9 * base["acc_sd"] and r["phi_fluct"] <= 0.9 * base["phi_fluct"]
-                and r["acc_mean"] >= base["acc_mean"] - 3 * se):
-            stable = True
-    measured_parts = dict(zip(SEC51_PARTS, (mono, gains[s_hi] > gains[s_lo], alike, stable)))
-    texts = {
-        SEC51_PARTS[0]: f"accuracy does not drop with m for any sigma2: {mono}",
-        SEC51_PARTS[1]: "gain m=1->100: " + ", ".join(f"sigma2={s}: {g:+.4f}"
-                                                      for s, g in gains.items()),
-        SEC51_PARTS[2]: f"m=100, sigma2={s_hi}: FCSG {a1['acc_mean']:.4f}, FCSG-M "
-                        f"{a2['acc_mean']:.4f} (difference {diff:+.4f})",
-        SEC51_PARTS[3]: f"m=1, sigma2={s_hi}: FCSG accuracy {base['acc_mean']:.4f} (seed sd "
-                        f"{base['acc_sd']:.4f}, Phi fluctuation {base['phi_fluct']:.2e}); FCSG-M "
-                        + "; ".join(f"beta={b}: {r['acc_mean']:.4f} (sd {r['acc_sd']:.4f}, "
-                                    f"fluct {r['phi_fluct']:.2e})"
-                                    for b, r in st["fcsg-m"].items())}
-    verdicts, reasons = [], []
-    for part in SEC51_PARTS:
-        r = equal_verdict(part, measured_parts[part], predicted[part])
+    s_hi, s_lo = max(v["sigma2s"]), min(v["sigma2s"])
+    ms = v["ms"]
+
+    def key(s2, mm, alg):
+        return f"sigma2={s2},m={mm},{alg}"
+    cells = {**tab, "m=1 FCSG": st["fcsg"],
+             **{f"m=1 FCSG-M beta={b}": r for b, r in st["fcsg-m"].items()}}
+    reads = {SEC51_PARTS[0]: [key(s2, mm, "fcsg") for s2 in v["sigma2s"] for mm in ms],
+             SEC51_PARTS[1]: [key(s2, mm, "fcsg") for s2 in (s_hi, s_lo) for mm in (ms[0], ms[-1])],
+             SEC51_PARTS[2]: [key(s_hi, ms[-1], a) for a in ("fcsg", "fcsg-m")],
+             SEC51_PARTS[3]: ["m=1 FCSG", *(f"m=1 FCSG-M beta={b}" for b in st["fcsg-m"])]}
+    diverged = {part: {c: cells[c]["diverged_at"] for c in cs if cells[c].get("diverged_at")}
+                for part, cs in reads.items()}
+
+    def monotone():
+        mono = True
+        for s2 in v["sigma2s"]:
+            accs = [tab[key(s2, mm, "fcsg")] for mm in ms]
+            for lo, hi in itertools.pairwise(accs):
+                if hi["acc_mean"] < lo["acc_mean"] - 3 * math.hypot(lo["acc_se"], hi["acc_se"]):
+                    mono = False
+        return mono, f"accuracy does not drop with m for any sigma2: {mono}"
+
+    def gain_grows():
+        gains = {s2: tab[key(s2, ms[-1], "fcsg")]["acc_mean"]
+                 - tab[key(s2, ms[0], "fcsg")]["acc_mean"]
+                 for s2 in v["sigma2s"] if s2 in (s_lo, s_hi)}
+        return gains[s_hi] > gains[s_lo], (f"gain m={ms[0]}->{ms[-1]}: " + ", ".join(
+            f"sigma2={s}: {g:+.4f}" for s, g in gains.items()))
+
+    def alike():
+        a1, a2 = tab[key(s_hi, ms[-1], "fcsg")], tab[key(s_hi, ms[-1], "fcsg-m")]
+        diff = a2["acc_mean"] - a1["acc_mean"]
+        ok = abs(diff) <= 3 * math.hypot(a1["acc_se"], a2["acc_se"]) + 1e-12
+        return ok, (f"m={ms[-1]}, sigma2={s_hi}: FCSG {a1['acc_mean']:.4f}, FCSG-M "
+                    f"{a2['acc_mean']:.4f} (difference {diff:+.4f})")
+
+    def stable():
+        base, ok = st["fcsg"], False
+        for r in st["fcsg-m"].values():
+            se = math.hypot(r["acc_sd"], base["acc_sd"]) / math.sqrt(S)
+            if (r["acc_sd"] <= 0.9 * base["acc_sd"] and r["phi_fluct"] <= 0.9 * base["phi_fluct"]
+                    and r["acc_mean"] >= base["acc_mean"] - 3 * se):
+                ok = True
+        return ok, (f"m=1, sigma2={s_hi}: FCSG accuracy {base['acc_mean']:.4f} (seed sd "
+                    f"{base['acc_sd']:.4f}, Phi fluctuation {base['phi_fluct']:.2e}); FCSG-M "
+                    + "; ".join(f"beta={b}: {r['acc_mean']:.4f} (sd {r['acc_sd']:.4f}, "
+                                f"fluct {r['phi_fluct']:.2e})" for b, r in st["fcsg-m"].items()))
+
+    measured_parts, verdicts, reasons = {}, [], []
+    for part, measure in zip(SEC51_PARTS, (monotone, gain_grows, alike, stable)):
+        if diverged[part]:
+            measured_parts[part] = None
+            verdicts.append("inconclusive")
+            reasons.append(f"{part}: diverged runs (cell: {{seed: iteration}}): "
+                           + "; ".join(f"{c}: {d}" for c, d in diverged[part].items())
+                           + " -> inconclusive")
+            continue
+        value, text = measure()
+        measured_parts[part] = value
+        r = equal_verdict(part, value, predicted[part])
         verdicts.append(r.verdict)
-        reasons.append(f"{texts[part]} -> {r.verdict}")
+        reasons.append(f"{text} -> {r.verdict}")
     return CheckResult(combine(verdicts), predicted,
                        {"parts": measured_parts, "table": tab, "stability_m1": st},
                        "; ".join(reasons))

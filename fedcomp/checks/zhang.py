@@ -27,6 +27,7 @@ from fedcomp.checks.predict import (
     shifted,
     steeper,
 )
+from fedcomp.rates.measure import diverged_text
 from fedcomp.rates.verdict import (
     SGD_FLOOR,
     SGD_FLOOR_REASON,
@@ -316,7 +317,9 @@ def measure_thm1(profile, out_dir) -> Measurement:
                f"seeds ({sw['seeds_K']} for the K grid), eta = {sw['eta_c']:g} sqrt(K/T), p = round(T^1/4/K^3/4), hyper "
                f"{sw['hyper']}; T grid {sw['T']} at K = 4, K grid {sw['K']} at T = {sw['T_K']} "
                f"(clients of each K drawn afresh); rounds = T // p from the ledger in every run: "
-               f"{ledger_ok}; {sw['seconds']:.1f} s")
+               f"{ledger_ok}"
+               + (f"; {diverged_text(sw['diverged_runs'])}" if sw["diverged_runs"] else "")
+               + f"; {sw['seconds']:.1f} s")
 
 
 def judge_thm1(predicted, m: Measurement) -> CheckResult:

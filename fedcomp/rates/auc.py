@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fedcomp.rates.measure import diverged_runs
+
 K_DEFAULT = 4
 # Theorem 1 asks for gamma_x << gamma_y and strongly damped momenta (gamma_y <=
 # 3 mu beta_y^2 / (400 L_f^2)); these values respect the ordering (gamma_x < gamma_y, beta large
@@ -76,9 +78,10 @@ def identical_clients(num_clients: int = K_DEFAULT, kind: str = "client0"):
 
 
 def run_point(prob, T: int, K: int, seeds: int):
-    """`prob`: (constructor path, arguments) of the problem. Per seed: the mean of ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly
-    spaced records: a Riemann sum of Theorem 1's average), and the rounds; NaN for a diverged
-    run."""
+    """`prob`: (constructor path, arguments) of the problem. Per seed: the mean of
+    ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly spaced records: a Riemann
+    sum of Theorem 1's average), and the rounds; NaN for a diverged run, which the last item
+    names with its iteration (:func:`fedcomp.rates.measure.diverged_runs`)."""
     from fedcomp.runner.results import run_many
     eta, p = schedule(T, K)
     batch = run_many(*prob, "localscgdam", seeds=range(seeds), iterations=T, eta=eta,
@@ -86,7 +89,7 @@ def run_point(prob, T: int, K: int, seeds: int):
     vals = np.array([np.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
                      for r in batch.runs])
     rounds = np.array([r.rounds for r in batch.runs])
-    return vals, rounds, eta, p
+    return vals, rounds, eta, p, diverged_runs(batch.runs, T=T, K=K)
 
 
 def thm1_sweep(profile: str, out_dir) -> dict:
@@ -99,28 +102,36 @@ def thm1_sweep(profile: str, out_dir) -> dict:
     K = K_DEFAULT
     prob = (PROBLEM, {"num_clients": K})
     vals = np.full((cfg["seeds"], len(cfg["T"])), np.nan)
-    runs = []
+    runs, diverged = [], []
     for j, T in enumerate(cfg["T"]):
-        v, rounds, eta, p = run_point(prob, T, K, cfg["seeds"])
+        v, rounds, eta, p, div = run_point(prob, T, K, cfg["seeds"])
         vals[:, j] = v
+        diverged += div
         runs.append({"T": T, "K": K, "eta": eta, "p": p, "rounds": [int(r) for r in rounds],
-                     "mean_grad_norm_sq": float(np.nanmean(v)),
-                     "diverged": int(np.sum(np.isnan(v)))})
+                     "mean_grad_norm_sq": _mean_or_none(v), "diverged": len(div)})
     kv = np.full((cfg["seeds_K"], len(cfg["K"])), np.nan)
     for j, Kj in enumerate(cfg["K"]):
-        v, rounds, eta, p = run_point((PROBLEM, {"num_clients": Kj}), cfg["T_K"], Kj, cfg["seeds_K"])
+        v, rounds, eta, p, div = run_point((PROBLEM, {"num_clients": Kj}), cfg["T_K"], Kj,
+                                           cfg["seeds_K"])
         kv[:, j] = v
+        diverged += div
         runs.append({"T": cfg["T_K"], "K": Kj, "eta": eta, "p": p,
-                     "rounds": [int(r) for r in rounds], "mean_grad_norm_sq": float(np.nanmean(v)),
-                     "diverged": int(np.sum(np.isnan(v)))})
+                     "rounds": [int(r) for r in rounds], "mean_grad_norm_sq": _mean_or_none(v),
+                     "diverged": len(div)})
     from fedcomp.figures import plot
     figures = [plot("figures/zhang.thm1-T-K.png", thm1_figure, cfg["T"], vals, cfg["K"], kv,
                     cfg["T_K"], claims=("zhang.thm1",))]
     return {"T": list(cfg["T"]), "values_T": vals.tolist(), "K": list(cfg["K"]),
             "T_K": cfg["T_K"], "values_K": kv.tolist(), "seeds": cfg["seeds"],
             "seeds_K": cfg["seeds_K"], "runs": runs,
-            "hyper": dict(HYPER), "eta_c": ETA_C, "figures": figures,
+            "hyper": dict(HYPER), "eta_c": ETA_C, "figures": figures, "diverged_runs": diverged,
             "seconds": time.perf_counter() - t0}
+
+
+def _mean_or_none(v) -> float | None:
+    """The seed mean over the finite values; None (not NaN) when every seed diverged."""
+    v = np.asarray(v, dtype=float)
+    return float(np.mean(v[np.isfinite(v)])) if np.isfinite(v).any() else None
 
 
 def thm1_figure(Ts, vals, Ks, kvals, T_K):
@@ -208,9 +219,12 @@ def bias_measurement(profile: str) -> dict:
         for label, P in (("heterogeneous", (PROBLEM, {"num_clients": K_DEFAULT})),
                          ("identical_clients", (__name__ + ":identical_clients",
                                                 {"num_clients": K_DEFAULT, "kind": "union"}))):
-            means = [float(np.nanmean(run_point(P, T, K_DEFAULT, 4)[0])) for T in Ts]
-            slope = float(np.polyfit(np.log(Ts), np.log(means), 1)[0])
-            out[f"thm1_sweep_{label}"] = {"T": Ts, "mean": means, "slope": slope}
+            points = [run_point(P, T, K_DEFAULT, 4) for T in Ts]
+            means = [_mean_or_none(pt[0]) for pt in points]
+            slope = (float(np.polyfit(np.log(Ts), np.log(means), 1)[0])
+                     if None not in means else None)      # a point every seed of which diverged
+            out[f"thm1_sweep_{label}"] = {"T": Ts, "mean": means, "slope": slope,
+                                          "diverged_runs": [d for pt in points for d in pt[4]]}
     out["seconds"] = time.perf_counter() - t0
     return out
 

@@ -64,6 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fedcomp.rates.measure import diverged_runs
 from fedcomp.runner.results import run_many
 
 RATE_PROBLEM = "fedcomp.rates.fcsg:rate_problem"
@@ -215,12 +216,12 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
     hyper = {} if algorithm == "fcsg" else {"beta": M_FLOOR_BETA}
     key = ("bias", algorithm, profile)
     if key not in _MEMO:
-        vals, diverged = [], 0
+        vals, diverged = [], []
         for m in ms:
             b = run_many(FLOOR_PROBLEM, {"K": 16, "m": m, "sigma2": 2.0}, algorithm,
                          seeds=range(P["m_seeds"]), iterations=T, eta=P["m_eta"],
                          local_steps=P["m_q"], record_every=max(1, T // P["records"]), **hyper)
-            diverged += sum(r.diverged for r in b.runs)
+            diverged += diverged_runs(b.runs, m=m)
             vals.append(_tail_mean(b, 0.25))
         _MEMO[key] = (np.array(vals).T, diverged)
     vals, diverged = _MEMO[key]
@@ -232,7 +233,7 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
                 f"(sigma2 = 2, eta = {P['m_eta']}, q = {P['m_q']}, T = {T}, K = 16)",
                 "inner batch m", "mean ||grad Phi(xbar_t)||^2, last quarter",
                 -1.0, extra=[("exact bias floor ||grad Phi(x_m*)||^2", ex["m"], ex["gap"])])
-    return {"algorithm": algorithm, "fit": fit.to_dict(), "diverged_runs": int(diverged),
+    return {"algorithm": algorithm, "fit": fit.to_dict(), "diverged_runs": diverged,
             "max_width": P["max_width"],
             "settings": {"eta": P["m_eta"], "q": P["m_q"], "T": T, "seeds": P["m_seeds"],
                          "K": 16, "sigma2": 2.0, "beta": hyper.get("beta")},
@@ -246,13 +247,14 @@ def bias_floor(algorithm: str, profile: str, out_dir: Path) -> dict:
 # rates in T and N (Corollaries 4.2, 4.5, 4.8)
 # --------------------------------------------------------------------------------------------
 def _sweep(algorithm: str, profile: str, over: str) -> tuple:
-    """(grid, values (seeds, grid), rounds per grid point, diverged count, q per grid point)."""
+    """(grid, values (seeds, grid), rounds per grid point, diverged runs
+    (:func:`fedcomp.rates.measure.diverged_runs`), q per grid point)."""
     key = ("sweep", algorithm, profile, over)
     if key in _MEMO:
         return _MEMO[key]
     P = _profile(profile)
     grid = P["Ts"] if over == "T" else P["Ks"]
-    vals, rounds, qs, diverged = [], [], [], 0
+    vals, rounds, qs, diverged = [], [], [], []
     for g in grid:
         T, K = (g, P["K0"]) if over == "T" else (P["T_for_N"], g)
         sch = schedule(algorithm, T, K)
@@ -260,7 +262,7 @@ def _sweep(algorithm: str, profile: str, over: str) -> tuple:
         qs.append(q)
         b = run_many(RATE_PROBLEM, {"K": K}, algorithm, seeds=range(P["seeds"]), iterations=T,
                      eta=eta, local_steps=q, record_every=max(1, T // P["records"]), **sch)
-        diverged += sum(r.diverged for r in b.runs)
+        diverged += diverged_runs(b.runs, T=T, N=K)
         vals.append(_tail_mean(b, 0.5))
         rounds.append(int(b.runs[0].rounds))
     out = (list(grid), np.array(vals).T, rounds, diverged, qs)
@@ -281,7 +283,7 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
         fit = fit_exponent(grid, vals)
         up = upper_half(grid, vals)
         out["fits"][over] = {**fit.to_dict(), "grid": list(grid), "rounds": rounds,
-                             "local_steps": qs, "diverged_runs": int(div),
+                             "local_steps": qs, "diverged_runs": div,
                              "upper_half": up.to_dict() if up is not None else None}
     out["schedule_at_largest_T"] = schedule(algorithm, max(P["Ts"]), P["K0"])
     out["settings"] = {"S_F": S_F, "m": RATE_M, "sigma2": 1.0, "seeds": P["seeds"],
@@ -327,7 +329,20 @@ def _sec51_runs(algorithm, args, T, seeds, **hyper):
     # within-run fluctuation of the exact objective over the second half (per seed)
     fl = np.array([np.std(r.value[len(r.value) // 2:]) if not r.diverged else np.nan
                    for r in b.runs])
-    return acc, fl
+    diverged = {int(s): int(r.diverged_at) for s, r in enumerate(b.runs) if r.diverged}
+    return acc, fl, diverged
+
+
+def _cell(acc, fl, diverged, S) -> dict:
+    """One cell of section 5.1's table over the seeds that stayed finite; the diverged ones are
+    named with their iteration ({seed: t}), never averaged in."""
+    ok = int(np.sum(np.isfinite(acc)))
+    out = {"diverged_at": diverged, "finite_seeds": ok}
+    if ok == 0:
+        return {**out, "acc_mean": None, "acc_se": None, "acc_sd": None, "phi_fluct": None}
+    return {**out, "acc_mean": float(np.nanmean(acc)),
+            "acc_se": float(np.nanstd(acc) / math.sqrt(ok)), "acc_sd": float(np.nanstd(acc)),
+            "phi_fluct": float(np.nanmean(fl))}
 
 
 def sec51_table(profile: str, out_dir: Path) -> dict:
@@ -349,22 +364,12 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
             for m in P["ms"]:
                 p = {"sigma2": s2, "inner_batch": m, "seed": 0}
                 for alg, hy in (("fcsg", {}), ("fcsg-m", {"beta": SEC51_BETA})):
-                    acc, fl = _sec51_runs(alg, p, T, S, **hy)
-                    table[(s2, m, alg)] = {"acc_mean": float(np.nanmean(acc)),
-                                           "acc_se": float(np.nanstd(acc) / math.sqrt(S)),
-                                           "acc_sd": float(np.nanstd(acc)),
-                                           "phi_fluct": float(np.nanmean(fl))}
+                    table[(s2, m, alg)] = _cell(*_sec51_runs(alg, p, T, S, **hy), S)
         s_hi = max(P["sigma2s"])
         p = {"sigma2": s_hi, "inner_batch": 1, "seed": 0}
-        base_acc, base_fl = _sec51_runs("fcsg", p, T, S)
-        base = {"acc_mean": float(np.nanmean(base_acc)), "acc_sd": float(np.nanstd(base_acc)),
-                "phi_fluct": float(np.nanmean(base_fl))}
-        by_beta = {}
-        for beta in P["betas"]:
-            acc, fl = _sec51_runs("fcsg-m", p, T, S, beta=beta)
-            by_beta[str(beta)] = {"acc_mean": float(np.nanmean(acc)),
-                                  "acc_sd": float(np.nanstd(acc)),
-                                  "phi_fluct": float(np.nanmean(fl))}
+        base = _cell(*_sec51_runs("fcsg", p, T, S), S)
+        by_beta = {str(beta): _cell(*_sec51_runs("fcsg-m", p, T, S, beta=beta), S)
+                   for beta in P["betas"]}
         _MEMO[key] = (table, base, by_beta)
     table, base, by_beta = _MEMO[key]
     fig = _plot("wu.sec5.1", "accuracy-vs-m", _sec51_figure, table, P)
@@ -382,10 +387,11 @@ def _sec51_figure(table, P):
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for s2 in P["sigma2s"]:
         for alg, ls in (("fcsg", "-o"), ("fcsg-m", "--s")):
-            rows = [table[(s2, m, alg)] for m in P["ms"]]
-            ax.errorbar(P["ms"], [1 - r["acc_mean"] for r in rows],
-                        yerr=[2 * r["acc_se"] for r in rows], fmt=ls, capsize=3,
-                        label=f"{ALGS[alg]}, sigma2/sigma1 = {s2:g}")
+            ms = [m for m in P["ms"] if table[(s2, m, alg)]["acc_mean"] is not None]
+            rows = [table[(s2, m, alg)] for m in ms]     # a cell every seed of which diverged:
+            ax.errorbar(ms, [1 - r["acc_mean"] for r in rows],          # no point (the detail
+                        yerr=[2 * r["acc_se"] for r in rows], fmt=ls,   # names its iterations)
+                        capsize=3, label=f"{ALGS[alg]}, sigma2/sigma1 = {s2:g}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("inner batch m")

@@ -39,7 +39,7 @@ import numpy as np
 from fedcomp.rates import schedules as S
 from fedcomp.rates.analysis import cost_exponent, cost_growth, exponent, speedup
 from fedcomp.rates.fit import fit_exponent, upper_half
-from fedcomp.rates.measure import Sweep, matrix
+from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
 
 PROFILES = {
@@ -152,8 +152,10 @@ def _plot(claims, what: str, draw: str, *args, **kw):
 # variable, the regime of each T fit (local slopes), costs, ledgers and probes.
 
 def _diverged(summary) -> str:
-    n = int(summary["diverged"].sum())
-    return f"{n} of {len(summary)} runs diverged (left out)" if n else ""
+    """The diverged runs of a sweep's summary, each with its grid point and iteration."""
+    rows = summary[summary["diverged"]]
+    return diverged_text([{"T": int(r.T), "K": int(r.K), "seed": int(r.seed),
+                           "t": int(r.diverged_at)} for r in rows.itertuples()])
 
 
 def _t_fit(summary, P, problem, info):

@@ -32,6 +32,27 @@ from fedcomp.runner.results import code_and_data
 from fedcomp.runner.executors import DEFAULT_EXECUTOR, set_executor  # noqa: E402,F401
 
 
+def diverged_runs(runs, **where) -> list[dict]:
+    """The diverged runs among `runs` (:class:`fedcomp.engine.SimResult` objects) as JSON-able
+    records ``{**where, "seed": s, "t": iteration}``: where a measurement leaves a run out, it
+    names it with the iteration at which it diverged (:func:`diverged_text`)."""
+    return [{**where, "seed": int(r.seed), "t": int(r.diverged_at)} for r in runs if r.diverged]
+
+
+def diverged_text(items: list[dict]) -> str:
+    """'' when no run diverged; else one sentence naming each diverged run: its grid point,
+    seed and the iteration t at which it diverged (the records of :func:`diverged_runs`)."""
+    if not items:
+        return ""
+
+    def one(d):
+        at = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                       for k, v in d.items() if k not in ("seed", "t"))
+        return f"{at + ' ' if at else ''}seed {d['seed']} at t={d['t']}"
+    return (f"{len(items)} run(s) diverged, left out of their point's mean: "
+            + "; ".join(one(d) for d in items))
+
+
 @dataclass
 class Sweep:
     """A grid of (T, K) x seeds for one algorithm, problem family and schedule.
@@ -146,7 +167,8 @@ def summarize(table: pd.DataFrame) -> pd.DataFrame:
                          "floats_per_client": float(f["floats_sent_total"]) / K,
                          "floats_x": int(f.get("floats_x_total", 0)),
                          "floats_y": int(floats_y) if pd.notna(floats_y) else 0,
-                         "diverged": diverged, "sweep": f.get("label_sweep", "")})
+                         "diverged": diverged, "diverged_at": int(d_at) if diverged else -1,
+                         "sweep": f.get("label_sweep", "")})
     out = pd.DataFrame(rows)
     return out.sort_values(["sweep", "K", "T", "seed"]).reset_index(drop=True) if len(out) else out
 

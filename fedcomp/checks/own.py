@@ -147,7 +147,10 @@ CLAIMS = [
                     "when grad f(g(x*)) = 0; on non-interpolating problems FedDRO itself keeps a "
                     "gap ~ eta^2 h^4). So DS-FedDRO converges only because its theorem ties "
                     "beta = c_beta eta -> 0 (LocalSCGDAM likewise uses alpha eta); with beta fixed "
-                    "it stalls like FedAvg; FedDRO (y shared every iteration) has no gap.",
+                    "it stalls like FedAvg; FedDRO (y shared every iteration) has no gap "
+                    "(FedDRO with (8) anchored at the client's own previous iterate, fedcomp's "
+                    "feddro; read literally, (8) has an O(1) bias of its own: "
+                    "khanduri.thm4.3.literal).",
           kind="experiment",
           predicted={"gap": LAW_TEXT,
                      "exponents": {"beta": 2.0, "I-1": 2.0, "heterogeneity": 4.0, "eta": 0.0},

@@ -442,7 +442,8 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
     meta = {"profile": profile,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
-                       f"Python {platform.python_version()}", "jobs": jobs}
+                       f"Python {platform.python_version()}", "jobs": jobs,
+            "verdict_rules": verdict_rules()}
     ahead = _Ahead(order, known, profile, out, jobs) if jobs > 1 else None
     figures = _Figures(order, known, out, by_id, pool=ahead.pool if ahead else None)
     finished = False
@@ -595,9 +596,9 @@ def markdown(report: dict) -> str:
            f"{_jobs_text(report)}.", "",
            f"Verdicts: {tally(report)}.", "",
            "**pass** = the measurement supports the claim (for an O(.) bound: the measured "
-           "exponent's 95 % interval reaches at most 0.1, the margin fixed in advance, above the "
-           "prediction and below the fastest exponent the class can reach; the detail says "
-           "whether the bound is tight); **fail** = the measurement excludes it; "
+           f"exponent's 95 % interval reaches at most {_margin()}, the margin fixed in advance, "
+           "above the prediction and beyond the fastest exponent the class can reach; the detail "
+           "says whether the bound is tight); **fail** = the measurement excludes it; "
            "**inconclusive** = the interval is too wide or reaches past that margin, the run is "
            "outside the bound's regime, a claim it depends on fails or rests on a failing one, "
            "or the check raised.", "",
@@ -713,8 +714,8 @@ fedcomp verify --profile full --executor dask --address tcp://scheduler:8786
 Each claim of the five papers is declared with its check in `fedcomp/checks/<paper>.py`
 (docs/checks.md). A check measures once and judges the prediction `fedcomp claims --json` shows
 (or yours, with `--predict`). **pass**: the measurement supports the claim (for an O(.) bound:
-the measured exponent's 95 % interval reaches at most 0.1, the margin fixed in advance
-(`fedcomp.rates.verdict.RATE_MARGIN`), above the prediction and below the fastest exponent the
+the measured exponent's 95 % interval reaches at most {margin}, the margin fixed in advance
+(`fedcomp.rates.verdict.RATE_MARGIN`), above the prediction and beyond the fastest exponent the
 method class can reach; the detail says whether the bound is tight); **fail**: the measurement
 excludes it; **inconclusive**: the interval is too wide or reaches past that margin, the run is
 outside the bound's regime, a claim it depends on fails or rests on a failing one, or the check
@@ -723,10 +724,24 @@ raised. Claims with two readings of the printed text are registered once per rea
 """
 
 
+def _margin() -> str:
+    from fedcomp.rates.verdict import RATE_MARGIN
+    return f"{RATE_MARGIN:g}"
+
+
+def verdict_rules() -> dict:
+    """What a report's verdicts were judged under, recorded in its meta (``verdict_rules``): the
+    rate margin and the dependency rule. `fedcomp report --docs` refuses a report judged under
+    other rules, whose verdicts the page's text would misstate."""
+    from fedcomp.rates.verdict import RATE_MARGIN
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive"}
+
+
 def docs_markdown(report: dict, command: str) -> str:
     """docs/verify.md from a report: the intro, the time and tally, the verdict table, and per
     claim its reading, dependencies and the verdict's detail (the measured numbers)."""
-    out = [DOCS_INTRO, f"## {report['profile'].capitalize()} profile", "",
+    out = [DOCS_INTRO.replace("{margin}", _margin()),
+           f"## {report['profile'].capitalize()} profile", "",
            summary_markdown(report, command), "", "## Details", ""]
     for r in report["claims"]:
         out += [f"### {r['id']}: {shown_verdict(r)}", "",
@@ -745,7 +760,14 @@ def _report_cli(args) -> int:
     command = args.command or f"fedcomp verify --profile {report['profile']} --out {args.dir}"
     if args.docs:
         from fedcomp._validate import output_file
-        _atomic_write(output_file("--docs", args.docs), docs_markdown(report, command))
+        dest = output_file("--docs", args.docs)
+        if report.get("verdict_rules") != verdict_rules():
+            raise ValueError(
+                f"{src} was judged under other verdict rules ({report.get('verdict_rules')}) "
+                f"than this fedcomp's ({verdict_rules()}): the page would misstate its verdicts; "
+                f"rerun `fedcomp verify --profile {report['profile']} --out {args.dir}` (it "
+                f"reuses the stored runs) and then this command")
+        _atomic_write(dest, docs_markdown(report, command))
         print(f"wrote {args.docs}")
     else:
         print(summary_markdown(report, command))

@@ -46,31 +46,45 @@ def measured(measure_quick):
 
 
 class _ReadKeys(dict):
-    """A prediction that records which of its keys a judge reads (iterating it reads them all)."""
+    """A prediction that records which of its keys, at any depth, a judge reads (as paths of
+    keys; iterating a level reads every key of it). Nested dicts are wrapped alike."""
 
-    def __init__(self, *a):
-        super().__init__(*a)
-        self.read = set()
+    def __init__(self, d, read=None, path=()):
+        self.read = set() if read is None else read
+        self.path = path
+        super().__init__({k: _ReadKeys(v, self.read, path + (k,)) if type(v) is dict else v
+                          for k, v in d.items()})
+
+    def _mark(self, keys):
+        self.read.update(self.path + (k,) for k in keys)
 
     def __getitem__(self, k):
-        self.read.add(k)
+        self._mark([k])
         return super().__getitem__(k)
 
     def get(self, k, default=None):
-        self.read.add(k)
+        self._mark([k])
         return super().get(k, default)
 
     def __iter__(self):
-        self.read.update(super().keys())
+        self._mark(super().keys())
         return super().__iter__()
 
     def items(self):
-        self.read.update(super().keys())
+        self._mark(super().keys())
         return super().items()
 
     def values(self):
-        self.read.update(super().keys())
+        self._mark(super().keys())
         return super().values()
+
+
+def _leaf_paths(d, path=()):
+    for k, v in d.items():
+        if type(v) is dict and v:
+            yield from _leaf_paths(v, path + (k,))
+        else:
+            yield path + (k,)
 
 
 @pytest.mark.parametrize("cid", [c.id for c in MIGRATED])
@@ -97,7 +111,8 @@ def test_check_judges_its_prediction_and_fails_wrong_ones(cid, measured):
     if isinstance(c.predicted, dict):
         rec = _ReadKeys(c.predicted)
         c.check.judge(rec, m)
-        assert rec.read >= set(c.predicted), (cid, set(c.predicted) - rec.read)
+        unread = [p for p in _leaf_paths(c.predicted) if p not in rec.read]
+        assert not unread, (cid, unread)
     for w in wrongs:
         conform(c.predicted, w, cid)
         # a printed prediction that is false may be its own wrong prediction, no other
@@ -224,6 +239,16 @@ def test_upper_bound_rule_needs_the_interval_within_the_margin():
     beyond = upper_bound_verdict(_fit(-0.867, -1.069, -0.664), -2 / 3, floor=-2 / 3,
                                  max_width=0.5, floor_reason="lower bound")
     assert beyond.verdict == "inconclusive" and "0.402 beyond -0.667" in beyond.reason
+    # within the margin beyond the floor: passes (not tight); wholly beyond it by more: not
+    near = upper_bound_verdict(_fit(-0.55, -0.58, -0.52), -0.5, floor=-0.5)
+    assert near.verdict == "pass" and "not tight" in near.reason
+    far = upper_bound_verdict(_fit(-0.7, -0.75, -0.65), -0.5, floor=-0.5)
+    assert far.verdict == "inconclusive" and "whole interval lies beyond" in far.reason
+    # a prediction steeper than the floor by more than the margin: no run can confirm it, and
+    # a measurement slower than the prediction still fails
+    steep = upper_bound_verdict(_fit(-0.7, -0.75, -0.65), -2 / 3, floor=-0.5)
+    assert steep.verdict == "inconclusive" and "no run in that regime" in steep.reason
+    assert upper_bound_verdict(_fit(-0.45, -0.48, -0.42), -2 / 3, floor=-0.5).verdict == "fail"
     # no floor: any decay faster than the bound passes (not tight), however fast
     assert upper_bound_verdict(_fit(-1.5, -1.7, -1.3), -0.5).verdict == "pass"
     # a wider margin, given explicitly, lets the slow interval pass; a negative one is refused
@@ -240,6 +265,8 @@ def test_rules_never_pass_on_nan():
     assert bound_constant_verdict("c", 5.0, nan, True, observed_max=nan).verdict == \
         "inconclusive"
     assert bound_constant_verdict("c", nan, 1.0, True).verdict == "inconclusive"
+    assert equal_verdict("x", nan, 0.5).verdict == "inconclusive"
+    assert equal_verdict("x", 0.5, nan).verdict == "inconclusive"
     # an infinite supremum is a measurement: it fails a finite bound
     assert bound_constant_verdict("c", 5.0, math.inf, True).verdict == "fail"
 
@@ -284,3 +311,30 @@ def test_convergence_is_not_judged_on_points_that_lost_runs(measured):
     r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
     assert r.verdict == "inconclusive"
     assert "2 run(s) diverged or missing" in r.detail and "last three points lost runs" in r.detail
+
+
+def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
+    """khanduri.rem4.5: the floor -1/2 in T is carried into floats per client by how T grows
+    with them. A decay -0.7 [-0.75, -0.65] against the predicted eps^-1.5 (slope -2/3) passes
+    where T grows like floats^(4/3) (floor -2/3) and is outside the regime where T grows like
+    the floats themselves (floor -1/2); a cost that does not grow with T is inconclusive."""
+    import copy
+    import dataclasses
+    c = checks.get("khanduri.rem4.5")
+    m = measured(c)
+    label = "d=40, d_g=1"                     # the "d >> d_g" part, predicted eps^-1.5
+
+    def judged(b):
+        v = copy.deepcopy(m.values)
+        f = v["floats"][label]
+        f["eps_vs_floats"] = dataclasses.replace(f["eps_vs_floats"], slope=-0.7, low=-0.75,
+                                                 high=-0.65)
+        f["t_per_cost"] = b
+        r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
+        return next(p for p in r.measured["parts"] if p["part"].startswith("d >> d_g"))
+    assert c.predicted["d >> d_g"]["floats per client"]["eps"] == -1.5
+    assert judged(4 / 3)["verdict"] == "pass"
+    part = judged(1.0)
+    assert part["verdict"] == "inconclusive" and "carried into the cost" in part["reason"]
+    part = judged(math.nan)
+    assert part["verdict"] == "inconclusive" and "does not grow with T" in part["reason"]

@@ -201,3 +201,9 @@ def test_sec51_names_diverged_runs_instead_of_averaging_them(tmp_path_factory):
     r = c.check.judge(c.predicted, type(m)(values=w))
     assert r.measured["parts"]["accuracy rises with m"] is None
     assert r.verdict != "pass" and "-> inconclusive" in r.detail
+    # a seed without a finite accuracy that did not diverge is not averaged over either
+    u = copy.deepcopy(m.values)
+    u["stability_m1"]["fcsg"].update(finite_seeds=u["seeds"] - 1)
+    r = c.check.judge(c.predicted, type(m)(values=u))
+    assert r.measured["parts"]["FCSG-M more stable than FCSG at m = 1"] is None
+    assert "m=1 FCSG: 1 seed(s) without a finite value -> inconclusive" in r.detail

@@ -132,7 +132,7 @@ def test_thm1_whole_T_grid_and_its_upper_half_are_judged_together(measured):
     quick grid has none: fit_T_upper_half None, the whole grid alone decides)."""
     c, m = measured("zhang.thm1")
     assert m.values["fit_T_upper_half"] is None       # quick: 4 points, no upper half
-    base = {**m.values, "fit_K": _fit(-0.5, -0.6, -0.45)}
+    base = {**m.values, "fit_K": _fit(-0.5, -0.58, -0.45)}
     slow, fine = _fit(-0.475, -0.489, -0.459), _fit(-0.49, -0.52, -0.46)
     r = c.judge(Measurement(values={**base, "fit_T": slow, "fit_T_upper_half": fine}))
     assert r.verdict == "inconclusive" and "upper half of the T grid alone: pass" in r.detail
@@ -216,6 +216,13 @@ def test_bias_measurement(measured):
     assert v["control_relative_difference"] < 1e-10
     assert v["grad_phi_sq_at_x_star"] < 1e-20
     assert v["client_product_sq_at_x_star"] > 1e-8
+    # the root of D the exact drift heads for: stationary on this problem (no floor), Phi flat
+    # along a direction, the runs' final ||grad Phi||^2 lower at the smaller step
+    z = v["client_product_root"]
+    assert z["client_product_sq"] < 1e-12 and z["stationary"]
+    assert z["grad_phi_sq"] < 1e-6 * v["client_product_sq_at_x_star"]
+    assert v["flat_direction_at_x_star"] and v["final_falls_with_eta"]
+    assert "leaves no floor" in m.detail
 
 
 def test_assumption_readings_share_one_derivation(measured):

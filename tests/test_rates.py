@@ -361,22 +361,33 @@ def test_the_upper_half_checks_the_whole_grids_upper_bound_verdict(whole, tail, 
     assert tail_checked_verdict(*wrong).verdict == "fail"
 
 
-def test_a_floor_in_T_is_carried_into_a_cost_by_its_growth():
-    """A cost growing like T^q along the schedule (model rounds T/I with I = T^(1/4): q = 3/4)
-    turns the floor -1/2 on the exponent of epsilon in T into -1/2 / q in the cost."""
-    from fedcomp.rates.analysis import cost_growth
+def test_a_floor_in_T_is_carried_into_a_cost_by_how_T_grows_with_it():
+    """Costs that are exact powers of T (cost = T^(3/4), as model rounds T/I with I = T^(1/4)):
+    T grows like cost^(4/3), and the floor -1/2 in T becomes -2/3 in the cost; the number is the
+    slope the eps-against-cost fit gives a curve eps = T^(-1/2) on the same grid. Degenerate
+    grids give NaN, which cost_floor refuses."""
+    from fedcomp.rates.analysis import t_per_cost
     from fedcomp.rates.verdict import SGD_FLOOR, SGD_FLOOR_REASON, cost_floor
     Ts = [512, 1024, 2048, 4096]
-    rows = [{"T": T, "K": K, "seed": s, "rounds": T // round(T ** 0.25)}
+    rows = [{"T": T, "K": K, "seed": s, "rounds": T ** 0.75, "floats": 7.0}
             for T in Ts for K in (4, 8) for s in range(3)]
-    q = cost_growth(pd.DataFrame(rows), "rounds", K=8)
-    expected = np.polyfit(np.log(Ts), np.log([T // round(T ** 0.25) for T in Ts]), 1)[0]
-    assert q == pytest.approx(expected, rel=1e-12) and 0.7 < q < 0.8
-    floor, why = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, 0.75)
-    assert floor == pytest.approx(-2 / 3) and "T^0.750" in why and SGD_FLOOR_REASON in why
-    assert cost_floor(SGD_FLOOR, "", 1.0)[0] == SGD_FLOOR
-    with pytest.raises(ValueError, match="growth must be > 0"):
-        cost_floor(SGD_FLOOR, "", 0.0)
+    summary = pd.DataFrame(rows)
+    b = t_per_cost(summary, "rounds", K=8)
+    assert b == pytest.approx(4 / 3, rel=1e-12)
+    floor, why = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, b)
+    assert floor == pytest.approx(-2 / 3, rel=1e-12) and "cost^1.333" in why
+    assert SGD_FLOOR_REASON in why
+    # the same number as the slope a fit of eps = T^(-1/2) against the cost finds (stepped costs
+    # included: then T and the cost are not exact powers of each other)
+    stepped = [T // round(2 * T ** 0.25) for T in Ts]
+    rows = [{"T": T, "K": 8, "seed": 0, "rounds": c} for T, c in zip(Ts, stepped)]
+    b = t_per_cost(pd.DataFrame(rows), "rounds")
+    slope = np.polyfit(np.log(stepped), np.log(np.array(Ts, float) ** -0.5), 1)[0]
+    assert cost_floor(SGD_FLOOR, "", b)[0] == pytest.approx(slope, rel=1e-12)
+    assert math.isnan(t_per_cost(summary, "floats", K=8))            # a cost that never grows
+    assert math.isnan(t_per_cost(summary[summary["T"] == 512], "rounds", K=8))   # one T
+    with pytest.raises(ValueError, match="t_per_cost must be > 0"):
+        cost_floor(SGD_FLOOR, "", math.nan)
 
 
 def test_diverged_runs_are_named_with_their_iteration():

@@ -339,3 +339,26 @@ def test_jobs_auto_uses_the_cores_only_for_many_measurements(monkeypatch, capsys
     assert exc.value.code == 2
     assert "argument --jobs: must be an integer >= 1 or 'auto', got 'two'" in \
         capsys.readouterr().err
+
+
+def test_report_docs_refuses_a_report_judged_under_other_rules(tmp_path, capsys):
+    """`fedcomp report DIR --docs` writes the page from a report judged under this fedcomp's
+    verdict rules (recorded in the report), and refuses one judged under others: its text would
+    state rules its verdicts were not judged by."""
+    import io
+    from fedcomp.report import run_verify, verdict_rules
+    from fedcomp.rates.verdict import RATE_MARGIN
+    out = tmp_path / "r"
+    rep = run_verify(["huang.lem4"], "quick", out, log=io.StringIO())
+    assert rep["verdict_rules"] == verdict_rules() == {"rate_margin": RATE_MARGIN,
+                                                       "dependency_rule": "transitive"}
+    md = tmp_path / "page.md"
+    assert main(["report", str(out), "--docs", str(md)]) == 0
+    assert f"reaches at most {RATE_MARGIN:g}, the margin" in md.read_text()
+    capsys.readouterr()
+    old = json.loads((out / "report.json").read_text())
+    del old["verdict_rules"]
+    (out / "report.json").write_text(json.dumps(old))
+    assert main(["report", str(out), "--docs", str(tmp_path / "other.md")]) == 2
+    err = capsys.readouterr().err
+    assert "other verdict rules" in err and not (tmp_path / "other.md").exists()

@@ -107,16 +107,26 @@ def measure_bias(profile, out_dir) -> Measurement:
                      f"x*, ends at ||grad Phi||^2 = {r['final_grad_norm_sq']:.3e}"
                      for r in v["exact_runs_from_x_star"])
     z = v["client_product_root"]
+    eig = v["hessian_eigenvalues_at_x_star"]
+    facts = (f"a root x_D of D by least squares from x* (||D(x_D)||^2 = "
+             f"{z['client_product_sq']:.1e}) lies {z['distance_from_x_star']:.3g} from x* with "
+             f"||grad Phi(x_D)||^2 = {z['grad_phi_sq']:.1e} and Phi(x_D) - Phi(x*) = "
+             f"{z['phi_minus_phi_star']:+.1e}; the Hessian of Phi at x* has eigenvalues from "
+             f"{min(eig, key=abs):.1e} to {max(eig, key=abs):.2g}")
+    if z["stationary"] and v["final_falls_with_eta"]:
+        reading = ("the root of D the drift can settle at is itself stationary"
+                   + (" (Phi is flat along a direction)" if v["flat_direction_at_x_star"] else "")
+                   + ", and the exact runs end lower at the smaller step: on this problem the "
+                     "bias leaves no floor on ||grad Phi||^2")
+    elif not z["stationary"]:
+        reading = ("the root of D is not a stationary point of Phi: the bias can leave a floor "
+                   "of the order of ||grad Phi(x_D)||^2")
+    else:
+        reading = ("the root of D is stationary, but the exact runs do not end lower at the "
+                   "smaller step: whether a floor remains is not settled by these runs")
     return Measurement(values=v, detail=(
-        f"exact LocalSCGDAM (p = 1) started at x*: {runs}. Reported, not judged: a root x_D of D "
-        f"by least squares from x* (||D(x_D)||^2 = {z['client_product_sq']:.1e}) lies "
-        f"{z['distance_from_x_star']:.3g} from x* with ||grad Phi(x_D)||^2 = "
-        f"{z['grad_phi_sq']:.1e} and Phi(x_D) - Phi(x*) = {z['phi_minus_phi_star']:+.1e}; the "
-        f"Hessian of Phi at x* has eigenvalues from {min(v['hessian_eigenvalues_at_x_star']):.1e} "
-        f"to {max(v['hessian_eigenvalues_at_x_star']):.2g} (Phi is flat along a direction): on "
-        f"this problem the bias moves the iterate along Phi's stationary set, so it leaves no "
-        f"floor on ||grad Phi||^2, which at the end of the runs falls with eta; "
-        f"{v['seconds']:.1f} s"))
+        f"exact LocalSCGDAM (p = 1) started at x*: {runs}. Reported, not judged: {facts}: "
+        f"{reading}; {v['seconds']:.1f} s"))
 
 
 def judge_bias(predicted, m: Measurement) -> CheckResult:

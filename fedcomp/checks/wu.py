@@ -408,9 +408,9 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
         within-run fluctuation of Phi are both at least 10 % below FCSG's, with an accuracy no
         worse by more than 3 standard errors.
 
-    A part that reads a cell with a diverged seed is inconclusive, naming the cell, the seeds
-    and the iterations at which they diverged: a diverged run is neither averaged in nor left
-    out quietly."""
+    A part that reads a cell with a diverged seed (or a seed without a finite value) is
+    inconclusive, naming the cell, the seeds and the iterations at which they diverged: a
+    diverged run is neither averaged in nor left out quietly."""
     import itertools
     import math
     v = m.values
@@ -427,8 +427,13 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
              SEC51_PARTS[1]: [key(s2, mm, "fcsg") for s2 in (s_hi, s_lo) for mm in (ms[0], ms[-1])],
              SEC51_PARTS[2]: [key(s_hi, ms[-1], a) for a in ("fcsg", "fcsg-m")],
              SEC51_PARTS[3]: ["m=1 FCSG", *(f"m=1 FCSG-M beta={b}" for b in st["fcsg-m"])]}
-    diverged = {part: {c: cells[c]["diverged_at"] for c in cs if cells[c].get("diverged_at")}
-                for part, cs in reads.items()}
+
+    def lost(c):
+        """What cell c lost: its diverged seeds {seed: iteration}, or the count of seeds that
+        ended without a finite value although they did not diverge; None when nothing."""
+        d, n = cells[c].get("diverged_at"), S - cells[c].get("finite_seeds", S)
+        return d or (f"{n} seed(s) without a finite value" if n > 0 else None)
+    diverged = {part: {c: lost(c) for c in cs if lost(c)} for part, cs in reads.items()}
 
     def monotone():
         mono = True
@@ -470,7 +475,7 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
         if diverged[part]:
             measured_parts[part] = None
             verdicts.append("inconclusive")
-            reasons.append(f"{part}: diverged runs (cell: {{seed: iteration}}): "
+            reasons.append(f"{part}: runs lost (cell: {{seed: iteration diverged}}): "
                            + "; ".join(f"{c}: {d}" for c, d in diverged[part].items())
                            + " -> inconclusive")
             continue

@@ -830,8 +830,9 @@ CLAIMS = [
                                     shifted(("rounds", "T"), ("rounds", "K")))),
           notes="bound (16): terms 1/(eta T), eta/K, and p^(2j) eta^(2j) for j = 1..5. The K "
                 "part uses a fresh set of clients for every K. The client-product bias of "
-                "fedcomp.localscgdam-bias moves the iterate along Phi's stationary set on this "
-                "problem and leaves no floor there (its detail), so it does not bound this rate"),
+                "fedcomp.localscgdam-bias: on this problem the root of D the exact drift heads "
+                "for is itself stationary (that claim's detail measures it), so the bias leaves "
+                "no floor under this rate"),
     Claim(id="zhang.rem1", paper="zhang", location="Remark 1 (complexities)",
           statement="For (1/T) sum_t E||grad Phi||^2 <= eps'^2 set eta = O(K eps'^2) and "
                     "p = O(1/(K eps')): sample complexity O(1/(K eps'^4)) per device, "

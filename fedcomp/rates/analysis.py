@@ -14,7 +14,7 @@ and the regression (see :mod:`fedcomp.rates.fit`).
   rounds or floats per client (deterministic given T). A bound cost <= C eps^-a is the same as
   eps <= C' cost^(-1/a) along the schedule, so the verdict is an upper-bound verdict on this slope
   with prediction -1/a; :func:`invert` turns it into the exponent a of cost against 1/eps, and
-  :func:`cost_growth` measures how the cost grows with T (to carry the T floor into the cost).
+  :func:`t_per_cost` measures how T grows with the cost (to carry the T floor into the cost).
 """
 from __future__ import annotations
 
@@ -115,16 +115,21 @@ def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "
     return fit_exponent(cx, v, return_boot=return_boot)
 
 
-def cost_growth(summary: pd.DataFrame, cost: str, **fixed) -> float:
-    """Exponent q of cost against T along the T grid (least squares on the logs; the costs are
-    deterministic given T): a cost growing like T^q turns a floor f on the exponent of epsilon in
-    T into the floor f / q in the cost (:func:`fedcomp.rates.verdict.cost_floor`)."""
+def t_per_cost(summary: pd.DataFrame, cost: str, **fixed) -> float:
+    """Exponent b of T against the cost along the T grid: the least-squares slope of log T on
+    log cost (the costs are deterministic given T), the same regression direction as the fit of
+    log epsilon on log cost (:func:`cost_exponent`), so a decay epsilon ~ T^f reads as the slope
+    f b there and a floor f on the exponent in T becomes the floor f b in the cost
+    (:func:`fedcomp.rates.verdict.cost_floor`). NaN when fewer than two T are on the grid or a
+    cost is not positive (the cost cannot carry a floor)."""
     sub = summary
     for k, v in fixed.items():
         sub = sub[sub[k] == v]
     c = sub.groupby("T")[cost].min()
-    return float(np.polyfit(np.log(c.index.to_numpy(dtype=float)),
-                            np.log(c.to_numpy(dtype=float)), 1)[0])
+    T, cv = c.index.to_numpy(dtype=float), c.to_numpy(dtype=float)
+    if len(T) < 2 or not np.all(cv > 0) or len(np.unique(cv)) < 2:
+        return math.nan
+    return float(np.polyfit(np.log(cv), np.log(T), 1)[0])
 
 
 def invert(fit: ExponentFit) -> tuple[float, float, float]:

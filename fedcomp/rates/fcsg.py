@@ -333,7 +333,7 @@ def _sec51_runs(algorithm, args, T, seeds, **hyper):
     return acc, fl, diverged
 
 
-def _cell(acc, fl, diverged, S) -> dict:
+def _cell(acc, fl, diverged) -> dict:
     """One cell of section 5.1's table over the seeds that stayed finite; the diverged ones are
     named with their iteration ({seed: t}), never averaged in."""
     ok = int(np.sum(np.isfinite(acc)))
@@ -364,11 +364,11 @@ def sec51_table(profile: str, out_dir: Path) -> dict:
             for m in P["ms"]:
                 p = {"sigma2": s2, "inner_batch": m, "seed": 0}
                 for alg, hy in (("fcsg", {}), ("fcsg-m", {"beta": SEC51_BETA})):
-                    table[(s2, m, alg)] = _cell(*_sec51_runs(alg, p, T, S, **hy), S)
+                    table[(s2, m, alg)] = _cell(*_sec51_runs(alg, p, T, S, **hy))
         s_hi = max(P["sigma2s"])
         p = {"sigma2": s_hi, "inner_batch": 1, "seed": 0}
-        base = _cell(*_sec51_runs("fcsg", p, T, S), S)
-        by_beta = {str(beta): _cell(*_sec51_runs("fcsg-m", p, T, S, beta=beta), S)
+        base = _cell(*_sec51_runs("fcsg", p, T, S))
+        by_beta = {str(beta): _cell(*_sec51_runs("fcsg-m", p, T, S, beta=beta))
                    for beta in P["betas"]}
         _MEMO[key] = (table, base, by_beta)
     table, base, by_beta = _MEMO[key]

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_exponent, cost_growth, exponent, speedup
+from fedcomp.rates.analysis import cost_exponent, exponent, speedup, t_per_cost
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
@@ -154,8 +154,9 @@ def _plot(claims, what: str, draw: str, *args, **kw):
 def _diverged(summary) -> str:
     """The diverged runs of a sweep's summary, each with its grid point and iteration."""
     rows = summary[summary["diverged"]]
-    return diverged_text([{"T": int(r.T), "K": int(r.K), "seed": int(r.seed),
-                           "t": int(r.diverged_at)} for r in rows.itertuples()])
+    return diverged_text([{**({"sweep": r.sweep} if r.sweep else {}), "T": int(r.T),
+                           "K": int(r.K), "seed": int(r.seed), "t": int(r.diverged_at)}
+                          for r in rows.itertuples()])
 
 
 def _t_fit(summary, P, problem, info):
@@ -193,7 +194,7 @@ def _costs(summary, P, label, info, with_speedup):
     c["eps_vs_samples_upper_half"] = upper_half(*matrix(s, "T", K=K0))
     c["eps_vs_rounds"] = cost_exponent(s, "rounds", K=K0)
     c["eps_vs_exchanges"] = cost_exponent(s, "exchanges", K=K0)
-    c["growth"] = {cost: cost_growth(s, cost, K=K0) for cost in ("rounds", "exchanges")}
+    c["t_per_cost"] = {cost: t_per_cost(s, cost, K=K0) for cost in ("rounds", "exchanges")}
     if with_speedup:
         fit, eps, teps = speedup(s)
         c["speedup"] = fit
@@ -357,7 +358,7 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
         d, dg = int(s["d"].iloc[0]), int(s["d_g"].iloc[0])
         share_y = (s["floats_y"] / (s["floats_x"] + s["floats_y"])).groupby(s["T"]).mean()
         out[label] = {"eps_vs_floats": fit, "d": d, "d_g": dg,
-                      "growth": cost_growth(s, "floats_per_client", K=K0),
+                      "t_per_cost": t_per_cost(s, "floats_per_client", K=K0),
                       "first_term_dominates": bool(np.all(d >= eps ** -0.5 * dg / K0)),
                       "share_y": [float(share_y.min()), float(share_y.max())]}
         div.append(_diverged(s))

@@ -46,7 +46,7 @@ def diverged_text(items: list[dict]) -> str:
         return ""
 
     def one(d):
-        at = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+        at = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                        for k, v in d.items() if k not in ("seed", "t"))
         return f"{at + ' ' if at else ''}seed {d['seed']} at t={d['t']}"
     return (f"{len(items)} run(s) diverged, left out of their point's mean: "

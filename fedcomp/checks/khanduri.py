@@ -1053,7 +1053,8 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
                                 tail=c.get("eps_vs_samples_upper_half")))
         parts.append(_cost_part(f"{problem} communication (K={v['K0']}): eps vs {rounds_cost}",
                                 c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w,
-                                t_per_cost=c["t_per_cost"][rounds_cost]))
+                                t_per_cost=c["t_per_cost"][rounds_cost],
+                                tail=c.get(f"eps_vs_{rounds_cost}_upper_half")))
     return parts
 
 
@@ -1131,7 +1132,7 @@ def judge_rem45(predicted, m):
         f = v["floats"][label]
         p = _cost_part(f"{regime_key} ({label}): eps vs floats per client", f["eps_vs_floats"],
                        predicted[regime_key]["floats per client"]["eps"], v["max_width"],
-                       t_per_cost=f["t_per_cost"])
+                       t_per_cost=f["t_per_cost"], tail=f.get("eps_vs_floats_upper_half"))
         p["reason"] += (f"; d >= eps^-1/2 d_g / K on the whole grid: "
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")

@@ -98,10 +98,11 @@ def speedup(summary: pd.DataFrame, eps: float | None = None, quantity: str = "av
     return res, eps, table
 
 
-def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_grad_sq",
-                  return_boot: bool = False, **fixed):
-    """Slope of log (seed-mean quantity) against log (cost) along the T grid (module docstring).
-    Cost must be the same for every seed of a T (it is: rounds and floats depend on T alone)."""
+def cost_grid(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_grad_sq",
+              **fixed) -> tuple[np.ndarray, np.ndarray]:
+    """The cost at each point of the T grid and the (seeds, points) values of `quantity`: what
+    :func:`cost_exponent` fits. Cost must be the same for every seed of a T (it is: rounds and
+    floats depend on T alone) and must grow along the grid."""
     sub = summary
     for k, v in fixed.items():
         sub = sub[sub[k] == v]
@@ -112,7 +113,14 @@ def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "
     cx = costs.loc[x.astype(int), "min"].to_numpy(dtype=float)
     if len(np.unique(cx)) < len(cx):
         raise ValueError(f"{cost} does not grow along the T grid; cannot fit against it")
-    return fit_exponent(cx, v, return_boot=return_boot)
+    return cx, v
+
+
+def cost_exponent(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_grad_sq",
+                  return_boot: bool = False, **fixed):
+    """Slope of log (seed-mean quantity) against log (cost) along the T grid (module docstring;
+    the grid: :func:`cost_grid`)."""
+    return fit_exponent(*cost_grid(summary, cost, quantity, **fixed), return_boot=return_boot)
 
 
 def t_per_cost(summary: pd.DataFrame, cost: str, **fixed) -> float:

@@ -734,7 +734,9 @@ def verdict_rules() -> dict:
     rate margin and the dependency rule. `fedcomp report --docs` refuses a report judged under
     other rules, whose verdicts the page's text would misstate."""
     from fedcomp.rates.verdict import RATE_MARGIN
-    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive"}
+    # version: raised whenever a rule changes in a way the margin does not show (2: every
+    # complexity part judged with its grid's upper half and the floor carried into its cost)
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 2}
 
 
 def docs_markdown(report: dict, command: str) -> str:

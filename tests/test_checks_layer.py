@@ -338,3 +338,12 @@ def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
     assert part["verdict"] == "inconclusive" and "carried into the cost" in part["reason"]
     part = judged(math.nan)
     assert part["verdict"] == "inconclusive" and "does not grow with T" in part["reason"]
+    # without a floor to carry, a decay slower than the bound still fails
+    v = copy.deepcopy(m.values)
+    f = v["floats"][label]
+    f["eps_vs_floats"] = dataclasses.replace(f["eps_vs_floats"], slope=-0.4, low=-0.45,
+                                             high=-0.35)
+    f["t_per_cost"] = math.nan
+    r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
+    assert next(p for p in r.measured["parts"] if p["part"].startswith("d >> d_g"))[
+        "verdict"] == "fail"

@@ -1013,15 +1013,20 @@ def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="",
     `tail` is its fit). `t_per_cost`: how T grows with the cost along the grid; given, the floor
     is SGD_FLOOR carried into the cost (:func:`fedcomp.rates.verdict.cost_floor`), and a cost
     that cannot carry it (NaN: T does not grow with it) makes the part inconclusive."""
-    if t_per_cost is not None:
-        if not t_per_cost > 0:
-            return {"part": label, "verdict": "inconclusive", "slope": fit.slope,
-                    "interval": [fit.low, fit.high], "predicted": 1.0 / eps_exponent,
-                    "reason": "the cost does not grow with T along the grid (fewer than two T, "
-                              "or a cost that is not positive or does not change), so the "
-                              "method class's floor cannot be carried into it"}
-        floor, floor_reason = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, t_per_cost)
-    p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail)
+    if t_per_cost is not None and not t_per_cost > 0:
+        # no floor to carry: a decay slower than the bound still fails (that side needs none),
+        # but a pass cannot be told from a run outside the regime
+        p = _part(label, fit, 1.0 / eps_exponent, max_width, tail=tail)
+        if p["verdict"] == "pass":
+            p["verdict"] = "inconclusive"
+            p["reason"] = ("the cost does not grow with T along the grid (fewer than two T, or a "
+                           "cost that is not positive or does not change), so the method "
+                           "class's floor cannot be carried into it and a pass cannot be told "
+                           "from a run outside the regime; without the floor: " + p["reason"])
+    else:
+        if t_per_cost is not None:
+            floor, floor_reason = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, t_per_cost)
+        p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail)
     a = (lambda s: -1.0 / s if s < 0 else float("inf"))
     p["reason"] += (f"; cost ~ eps^-{a(fit.slope):.2f} [{a(fit.low):.2f}, {a(fit.high):.2f}], "
                     f"predicted eps^{eps_exponent:g}")

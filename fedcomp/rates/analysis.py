@@ -111,7 +111,7 @@ def cost_grid(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_
         raise ValueError(f"{cost} differs between seeds of one T")
     x, v = matrix(sub, "T", quantity)
     cx = costs.loc[x.astype(int), "min"].to_numpy(dtype=float)
-    if len(np.unique(cx)) < len(cx):
+    if not np.all(np.diff(cx) > 0):
         raise ValueError(f"{cost} does not grow along the T grid; cannot fit against it")
     return cx, v
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fedcomp._jsonsafe import clean
+from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "verdict", "status", "kind", "reading", "depends_on", "rests_on_failed",
@@ -725,7 +726,6 @@ raised. Claims with two readings of the printed text are registered once per rea
 
 
 def _margin() -> str:
-    from fedcomp.rates.verdict import RATE_MARGIN
     return f"{RATE_MARGIN:g}"
 
 
@@ -733,7 +733,6 @@ def verdict_rules() -> dict:
     """What a report's verdicts were judged under, recorded in its meta (``verdict_rules``): the
     rate margin and the dependency rule. `fedcomp report --docs` refuses a report judged under
     other rules, whose verdicts the page's text would misstate."""
-    from fedcomp.rates.verdict import RATE_MARGIN
     # version: raised whenever a rule changes in a way the margin does not show (2: every
     # complexity part judged with its grid's upper half and the floor carried into its cost)
     return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 2}

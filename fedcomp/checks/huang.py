@@ -511,7 +511,7 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
                f"{iters} iterations, {len(list(seeds))} seeds, exact-oracle floor "
                f"{fl_exact:.2e} subtracted; average over rounds vs T with eta={eta0}/sqrt(T), "
                f"b=T/{T0} (b = {bs}); all clients participate (m = n)"
-               + (f"; {diverged_text(div_b + div_T)}" if div_b or div_T else ""))
+               + diverged_text(div_b + div_T, "; "))
 
 
 def measure_thm2(profile: str, out_dir) -> Measurement:

@@ -109,7 +109,7 @@ def judge_bias_floor(predicted, m: Measurement) -> CheckResult:
               f"{ex['tail_slope']:+.3f} (+/- {ex['tail_slope_stderr']:.3f}) for m >= "
               f"{ex['m'][len(ex['m']) // 2]}: the O(1/m) term of the theorem holds but is loose "
               f"by one power of m (the bias of f(mean) is second order in the inner noise)"
-              + (f"; {diverged_text(v['diverged_runs'])}" if v["diverged_runs"] else ""))
+              + diverged_text(v["diverged_runs"], "; "))
     measured = {"slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,
                 "m": fit.x, "gap_seed_mean": fit.y_mean, "n_seeds": fit.n_seeds,
                 "diverged_runs": v["diverged_runs"], "exact_bias_floor": ex}
@@ -433,7 +433,8 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
         ended without a finite value although they did not diverge; None when nothing."""
         d, n = cells[c].get("diverged_at"), S - cells[c].get("finite_seeds", S)
         return d or (f"{n} seed(s) without a finite value" if n > 0 else None)
-    diverged = {part: {c: lost(c) for c in cs if lost(c)} for part, cs in reads.items()}
+    lost_in = {c: lost(c) for c in cells}
+    diverged = {part: {c: lost_in[c] for c in cs if lost_in[c]} for part, cs in reads.items()}
 
     def monotone():
         mono = True

@@ -318,7 +318,7 @@ def measure_thm1(profile, out_dir) -> Measurement:
                f"{sw['hyper']}; T grid {sw['T']} at K = 4, K grid {sw['K']} at T = {sw['T_K']} "
                f"(clients of each K drawn afresh); rounds = T // p from the ledger in every run: "
                f"{ledger_ok}"
-               + (f"; {diverged_text(sw['diverged_runs'])}" if sw["diverged_runs"] else "")
+               + diverged_text(sw["diverged_runs"], "; ")
                + f"; {sw['seconds']:.1f} s")
 
 

@@ -98,19 +98,30 @@ def speedup(summary: pd.DataFrame, eps: float | None = None, quantity: str = "av
     return res, eps, table
 
 
+def _rows(summary: pd.DataFrame, **fixed) -> pd.DataFrame:
+    for k, v in fixed.items():
+        summary = summary[summary[k] == v]
+    return summary
+
+
+def _cost_by_T(sub: pd.DataFrame, cost: str) -> pd.Series:
+    """The cost at each T (the same for every seed of a T: rounds and floats depend on T
+    alone)."""
+    costs = sub.groupby("T")[cost].agg(["min", "max"])
+    if (costs["min"] != costs["max"]).any():
+        raise ValueError(f"{cost} differs between seeds of one T")
+    return costs["min"]
+
+
 def cost_grid(summary: pd.DataFrame, cost: str = "rounds", quantity: str = "avg_grad_sq",
               **fixed) -> tuple[np.ndarray, np.ndarray]:
     """The cost at each point of the T grid and the (seeds, points) values of `quantity`: what
     :func:`cost_exponent` fits. Cost must be the same for every seed of a T (it is: rounds and
     floats depend on T alone) and must grow along the grid."""
-    sub = summary
-    for k, v in fixed.items():
-        sub = sub[sub[k] == v]
-    costs = sub.groupby("T")[cost].agg(["min", "max"])
-    if (costs["min"] != costs["max"]).any():
-        raise ValueError(f"{cost} differs between seeds of one T")
+    sub = _rows(summary, **fixed)
+    costs = _cost_by_T(sub, cost)
     x, v = matrix(sub, "T", quantity)
-    cx = costs.loc[x.astype(int), "min"].to_numpy(dtype=float)
+    cx = costs.loc[x.astype(int)].to_numpy(dtype=float)
     if not np.all(np.diff(cx) > 0):
         raise ValueError(f"{cost} does not grow along the T grid; cannot fit against it")
     return cx, v
@@ -130,10 +141,7 @@ def t_per_cost(summary: pd.DataFrame, cost: str, **fixed) -> float:
     f b there and a floor f on the exponent in T becomes the floor f b in the cost
     (:func:`fedcomp.rates.verdict.cost_floor`). NaN when fewer than two T are on the grid or a
     cost is not positive (the cost cannot carry a floor)."""
-    sub = summary
-    for k, v in fixed.items():
-        sub = sub[sub[k] == v]
-    c = sub.groupby("T")[cost].min()
+    c = _cost_by_T(_rows(summary, **fixed), cost)
     T, cv = c.index.to_numpy(dtype=float), c.to_numpy(dtype=float)
     if len(T) < 2 or not np.all(cv > 0) or len(np.unique(cv)) < 2:
         return math.nan

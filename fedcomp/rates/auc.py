@@ -181,6 +181,7 @@ def bias_measurement(profile: str) -> dict:
     from scipy.optimize import least_squares
 
     from fedcomp.runner.results import run
+    from fedcomp.theory.constants import fd_hessian
     _profile(profile)
     t0 = time.perf_counter()
     prob = problem(K_DEFAULT)
@@ -214,8 +215,8 @@ def bias_measurement(profile: str) -> dict:
                "distance_from_x_star": float(np.linalg.norm(root - xs)),
                "phi_minus_phi_star": float(prob.value(root) - prob.value(xs))},
            # Phi's flat direction: the Hessian at x* by central differences of the exact gradient
-           "hessian_eigenvalues_at_x_star": [float(e) for e in np.linalg.eigvalsh(_hessian(
-               prob.grad, xs))]}
+           "hessian_eigenvalues_at_x_star": [float(e) for e in np.linalg.eigvalsh(fd_hessian(
+               prob.grad, xs, 1e-5))]}
     # what the numbers say, as booleans the detail is phrased on (thresholds fixed here):
     # the root of D is stationary when ||grad Phi(x_D)||^2 is below 1e-6 of the bias ||D(x*)||^2
     # at x*; a direction is flat when an eigenvalue is below 1e-6 of the largest in magnitude
@@ -242,13 +243,6 @@ def bias_measurement(profile: str) -> dict:
                                           "diverged_runs": [d for pt in points for d in pt[4]]}
     out["seconds"] = time.perf_counter() - t0
     return out
-
-
-def _hessian(grad, x, h: float = 1e-5) -> np.ndarray:
-    """The symmetrised central-difference Jacobian of `grad` at `x` (error O(h^2))."""
-    cols = [(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))]
-    H = np.array(cols)
-    return (H + H.T) / 2
 
 
 def auc_standard_error(auc: float, n_pos: int, n_neg: int) -> float:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_exponent, cost_grid, exponent, speedup, t_per_cost
+from fedcomp.rates.analysis import cost_grid, exponent, speedup, t_per_cost
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
@@ -190,10 +190,11 @@ def _costs(summary, P, label, info, with_speedup):
     s = _exchanges(summary)
     c = info.setdefault(label, {})
     for cost, name in (("T", "samples"), ("rounds", "rounds"), ("exchanges", "exchanges")):
-        c[f"eps_vs_{name}"] = cost_exponent(s, cost, K=K0)
+        grid = cost_grid(s, cost, K=K0)
+        c[f"eps_vs_{name}"] = fit_exponent(*grid)
         # an O(.) complexity speaks of large costs: each fit is judged with its grid's upper
         # half as the T rates are (None where the grid is too short to have one)
-        c[f"eps_vs_{name}_upper_half"] = upper_half(*cost_grid(s, cost, K=K0))
+        c[f"eps_vs_{name}_upper_half"] = upper_half(*grid)
     c["t_per_cost"] = {cost: t_per_cost(s, cost, K=K0) for cost in ("rounds", "exchanges")}
     if with_speedup:
         fit, eps, teps = speedup(s)
@@ -353,8 +354,8 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
         bad = s[(s["floats_x"] != s["rounds"] * s["K"] * s["d"])
                 | (s["floats_y"] != (s["T"] + 1) * s["K"] * s["d_g"])]
         ledger_bad += bad["run_id"].tolist()
-        fit = cost_exponent(s, "floats_per_client", K=K0)
-        up = upper_half(*cost_grid(s, "floats_per_client", K=K0))
+        grid = cost_grid(s, "floats_per_client", K=K0)
+        fit, up = fit_exponent(*grid), upper_half(*grid)
         eps = np.array(fit.y_mean)
         d, dg = int(s["d"].iloc[0]), int(s["d_g"].iloc[0])
         share_y = (s["floats_y"] / (s["floats_x"] + s["floats_y"])).groupby(s["T"]).mean()

@@ -39,9 +39,10 @@ def diverged_runs(runs, **where) -> list[dict]:
     return [{**where, "seed": int(r.seed), "t": int(r.diverged_at)} for r in runs if r.diverged]
 
 
-def diverged_text(items: list[dict]) -> str:
-    """'' when no run diverged; else one sentence naming each diverged run: its grid point,
-    seed and the iteration t at which it diverged (the records of :func:`diverged_runs`)."""
+def diverged_text(items: list[dict], lead: str = "") -> str:
+    """'' when no run diverged; else `lead` and one sentence naming each diverged run: its grid
+    point, seed and the iteration t at which it diverged (the records of :func:`diverged_runs`;
+    `lead`, e.g. "; ", joins it to the detail it ends)."""
     if not items:
         return ""
 
@@ -49,7 +50,7 @@ def diverged_text(items: list[dict]) -> str:
         at = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                        for k, v in d.items() if k not in ("seed", "t"))
         return f"{at + ' ' if at else ''}seed {d['seed']} at t={d['t']}"
-    return (f"{len(items)} run(s) diverged, left out of their point's mean: "
+    return (f"{lead}{len(items)} run(s) diverged, left out of their point's mean: "
             + "; ".join(one(d) for d in items))
 
 

@@ -1144,22 +1144,26 @@ def _logistic_data_bounds(p, lower, upper):
     return loss_min, loss_max, G, an, q
 
 
+def fd_hessian(grad, x, h: float) -> np.ndarray:
+    """The Hessian at `x` of a function whose exact gradient is `grad`, by central differences
+    of step `h` (error O(h^2)), symmetrised."""
+    d = len(x)
+    H = np.empty((d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        H[:, j] = (grad(x + e) - grad(x - e)) / (2 * h)
+    return 0.5 * (H + H.T)
+
+
 def _fd_hessian_search(p, lower, upper, seed, n_random=300):
     """Observed sup ||Hess Phi|| from central differences of the exact gradient."""
-    d = p.dim
     span = float(np.max(upper - lower)) if np.any(upper > lower) else 1.0
     h = 1e-5 * max(span, 1e-3)
 
     def hess_norm(P):
-        out = np.empty(P.shape[0])
-        for i, x in enumerate(P):
-            H = np.empty((d, d))
-            for j in range(d):
-                e = np.zeros(d)
-                e[j] = h
-                H[:, j] = (p.grad(x + e) - p.grad(x - e)) / (2 * h)
-            out[i] = np.abs(np.linalg.eigvalsh(0.5 * (H + H.T))).max()
-        return out
+        return np.array([np.abs(np.linalg.eigvalsh(fd_hessian(p.grad, x, h))).max()
+                         for x in P])
     return search_max(hess_norm, lower, upper, n_random=n_random, n_local=2, seed=seed)
 
 

@@ -1,6 +1,7 @@
 """The FCSG paper's claims (fedcomp.checks.wu): every id is registered, and each verdict the
 checks reach today on the quick profile is pinned with the reason it is what it is."""
 import pytest
+import sympy as sp
 
 from fedcomp.checks import all_claims, get
 from fedcomp.checks.predict import conform
@@ -207,3 +208,23 @@ def test_sec51_names_diverged_runs_instead_of_averaging_them(tmp_path_factory):
     r = c.check.judge(c.predicted, type(m)(values=u))
     assert r.measured["parts"]["FCSG-M more stable than FCSG at m = 1"] is None
     assert "m=1 FCSG: 1 seed(s) without a finite value -> inconclusive" in r.detail
+
+
+def test_corollaries_follow_from_their_theorems_as_inequalities():
+    """Corollary 4.2 prints 1/6 where the substitution gives 1/3 (wu.cor4.2.constants fails),
+    but its other L^2 coefficient, 19/9, is above the 7/6 the theorem gives: summed, the printed
+    bound exceeds the derived one by 1/6 + 19/9 - 1/3 - 7/6 = 7/9 (by hand), so the corollary's
+    inequality follows (wu.cor4.2.implied). Corollary 4.5 only prints a larger q-term."""
+    from fedcomp.theory.complexity import corollary_implied
+    c42 = corollary_implied("cor4.2")
+    assert c42["the L_f^2 L_g^2 terms, summed"]["printed - derived"] == "7/9"
+    assert c42["first (x [F0 - F*])"]["printed - derived"] == "0"
+    assert c42["follows"] is True
+    assert corollary_implied("cor4.5")["the L_f^2 L_g^2 terms, summed"]["printed - derived"] \
+        == str(sp.Rational(112 - 8, 3))
+    for cid in ("wu.cor4.2.implied", "wu.cor4.5.implied"):
+        c = get(cid)
+        m = c.check.measure("quick", None)
+        assert c.check.judge(c.predicted, m).verdict == "pass"
+        assert c.check.judge({"the printed bound follows from the theorem": False},
+                             m).verdict == "fail"

@@ -721,26 +721,21 @@ CLAIMS += [
               key="train accuracy",
               note="eta 0.1 without the drop, KL-DRO lambda 1 and beta 0.1 (the paper gives "
                    "neither), server rates 1.3 (ours)")),
-    Claim(id="khanduri.fig2", paper=PAPER, location="Section 6, Figure 2",
+    Claim(id="khanduri.fig2", paper=PAPER, location="Section 6, Figure 2 and its discussion",
           statement="On Adult with equality-of-opportunity constraints (logistic regression) "
-                    "FedDRO and DS-FedDRO reach higher test accuracy than GCIVR and the "
-                    "unconstrained parallel SGD with comparable constraint violation.",
+                    "FedDRO and DS-FedDRO reach higher test accuracy than the distributed "
+                    "baseline GCIVR while maintaining comparable constraint violation.",
           kind="experiment",
-          # only what is judged is predicted: "comparable violation" has no threshold, so it
-          # is not a key a --predict could flip without changing the verdict
-          predicted={"test accuracy": ["FedDRO, DS-FedDRO", ">", "GCIVR, parallel SGD"]},
-          reading="the test-accuracy ordering, paired by seed at 95 %, on fedcomp's own "
-                  "compositional fairness formulation (the paper takes it from Haddadpour et al. "
-                  "2022 without restating it); GCIVR is not implemented; 'comparable violation' "
-                  "has no threshold and is not judged (the TPR gaps are in docs/neural.md)",
-          check=experiment_check(
-              "feddro-adult-fairness", ("test_accuracy",),
-              {"": {"FedDRO": "feddro", "DS-FedDRO": "ds-feddro",
-                    "parallel SGD": "unconstrained"}},
-              "Adult (protected attribute sex), logistic regression, learning rate tuned in "
-              "{0.001, 0.01, 0.05, 0.1}, rounds and seeds not stated in our copy",
-              key="test accuracy",
-              note="8 clients, batch 16, eta 0.05, beta 0.1, penalty 1 (ours)")),
+          predicted={"test accuracy": ["FedDRO, DS-FedDRO", ">", "GCIVR"]},
+          reading="the test-accuracy ordering against GCIVR, paired by seed at 95 %; the "
+                  "unconstrained parallel SGD of the figure is a baseline the text compares "
+                  "nothing against (it ignores the constraint), so it is not part of the claim",
+          not_checked="needs GCIVR (Haddadpour et al. 2022), which fedcomp does not implement: "
+                      "its paper is not among the five, so its update cannot be transcribed "
+                      "faithfully here. FedDRO, DS-FedDRO and the unconstrained parallel SGD are "
+                      "run and stored (`fedcomp neural run feddro-adult-fairness`, docs/neural.md "
+                      "shows their accuracy and TPR gaps); 'comparable constraint violation' has "
+                      "no threshold"),
     *[Claim(id=f"khanduri.{fig}{'' if at == 'rounds' else '.iterations'}", paper=PAPER,
             location=f"Section 6, Figure {fig[-1]}",
             statement=f"As I increases, FedDRO and DS-FedDRO first improve ({data}), then their "

@@ -233,14 +233,45 @@ def _constants_judge(name: str, how: str):
                                     / sp.sympify(derived[term]))
                 larger = ratio.is_number and ratio > 1
                 v = f"{v.reason}; printed/derived = {ratio}" + (
-                    " (larger: the corollary's bound still holds, with a looser constant than "
-                    "the theorem gives)" if larger else " (smaller: not implied by the theorem)")
+                    " (larger: a looser constant than the theorem gives)" if larger else
+                    " (smaller than this term's substitution; whether the bound as a whole "
+                    f"follows, like terms summed, is wu.{name}.implied)")
                 notes.append(v)
             else:
                 notes.append(v.reason)
         return CheckResult(combine(verdicts), predicted, derived,
                            f"{how}: " + "; ".join(notes))
     judge.__name__ = judge.__qualname__ = f"judge_constants_{name.replace('.', '')}"
+    return judge
+
+
+IMPLIED_KEY = "the printed bound follows from the theorem"
+
+
+def measure_implied(profile: str, out_dir: Path) -> Measurement:
+    """Whether each corollary's printed bound follows from its theorem as an inequality
+    (:func:`fedcomp.theory.complexity.corollary_implied`)."""
+    from fedcomp.theory.complexity import corollary_implied
+    return Measurement(values={n: corollary_implied(n) for n in ("cor4.2", "cor4.5")},
+                       detail="sympy: printed minus derived right-hand side, the [F0 - F*] term "
+                              "alone and the L_f^2 L_g^2 terms summed")
+
+
+def _implied_judge(name: str):
+    def judge(predicted, m: Measurement) -> CheckResult:
+        """Pass when the measured implication (printed right-hand side >= derived, for every
+        value of the constants) is what is predicted; inconclusive when sympy cannot settle a
+        sign."""
+        v = m.values[name]
+        groups = "; ".join(f"{g}: printed {row['printed']}, derived {row['derived']} "
+                           f"(printed - derived = {row['printed - derived']})"
+                           for g, row in v.items() if g != "follows")
+        if v["follows"] is None:
+            return CheckResult("inconclusive", predicted, v,
+                               f"{groups}: the sign of a difference is not settled by sympy")
+        r = equal_verdict(IMPLIED_KEY, v["follows"], predicted[IMPLIED_KEY])
+        return CheckResult(r.verdict, predicted, v, f"{r.reason}: {groups}")
+    judge.__name__ = judge.__qualname__ = f"judge_implied_{name.replace('.', '')}"
     return judge
 
 
@@ -539,6 +570,17 @@ CLAIMS = [
                   "twice the full average, so the same order)",
           depends_on=("wu.thm4.1",),
           check=Check(measure_rates_fcsg, judge_rates_sgd, _RATE_WRONG)),
+    Claim(id="wu.cor4.2.implied", paper="wu", location="Corollary 4.2 from Theorem 4.1",
+          statement="Corollary 4.2's bound ('we have ...') follows from Theorem 4.1 with "
+                    "alpha = sqrt(N/T)/(6 S_F) and q = (T/N^3)^(1/4).",
+          kind="constant",
+          predicted={IMPLIED_KEY: True},
+          reading="the corollary as an inequality: its printed right-hand side is at least the "
+                  "one the substitution gives, the [F0 - F*] term alone and the "
+                  "L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor4.2.constants is the other "
+                  "reading: each printed coefficient equal to its own term's substitution)",
+          notes="algebra on Theorem 4.1's printed bound (no dependency on wu.thm4.1)",
+          check=Check(measure_implied, _implied_judge("cor4.2"), flipped((IMPLIED_KEY,)))),
     Claim(id="wu.cor4.2.constants", paper="wu", location="Corollary 4.2 from Theorem 4.1",
           statement="The coefficients of Corollary 4.2 (12 S_F [F0 - F*], L_f^2 L_g^2/6 and "
                     "19 L_f^2 L_g^2/9, over (NT)^(1/2)) are those of Theorem 4.1 with "
@@ -615,6 +657,17 @@ CLAIMS = [
           notes="does not depend on wu.thm4.4.beta: the run uses beta = 5 S_F alpha, the "
                 "reading wu.thm4.4.beta.step-alpha judges",
           check=Check(measure_rates_fcsg_m, judge_rates_sgd, _RATE_WRONG)),
+    Claim(id="wu.cor4.5.implied", paper="wu", location="Corollary 4.5 from Theorem 4.4",
+          statement="Corollary 4.5's bound ('we have ...') follows from Theorem 4.4 with "
+                    "alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4), beta = 5 S_F alpha, B = 1.",
+          kind="constant",
+          predicted={IMPLIED_KEY: True},
+          reading="the corollary as an inequality: its printed right-hand side is at least the "
+                  "one the substitution gives, the [F0 - F*] term alone and the "
+                  "L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor4.5.constants is the other "
+                  "reading: each printed coefficient equal to its own term's substitution)",
+          notes="algebra on Theorem 4.4's printed bound (no dependency on wu.thm4.4)",
+          check=Check(measure_implied, _implied_judge("cor4.5"), flipped((IMPLIED_KEY,)))),
     Claim(id="wu.cor4.5.constants", paper="wu", location="Corollary 4.5 from Theorem 4.4",
           statement="The coefficients of Corollary 4.5 (12 S_F [F0 - F*], 112/3, 48/5, 20/3 "
                     "times L_f^2 L_g^2 over (NT)^(1/2)) are those of Theorem 4.4 with "

@@ -462,6 +462,36 @@ def corollary_constants() -> dict:
     return out
 
 
+FIRST_TERM = "first (x [F0 - F*])"
+
+
+def corollary_implied(name: str) -> dict:
+    """Whether Wu et al.'s Corollary `name` ("cor4.2", "cor4.5", "cor4.8") follows from its
+    theorem as an inequality (what the corollary's "we have" asserts), from
+    :func:`corollary_constants`: its printed right-hand side must be at least the one the
+    substitution gives for every value of the problem's constants. The term in [F0 - F*] is
+    compared on its own; the other terms all multiply L_f^2 L_g^2 over the same power of NT, so
+    they are compared summed (a coefficient printed below its own term's substitution is
+    covered when another is printed above it by at least as much). ``follows`` is None when
+    sympy cannot settle the sign of a difference (a coefficient in b of undetermined sign)."""
+    rows = corollary_constants()[name]
+    groups = {FIRST_TERM: [FIRST_TERM],
+              "the L_f^2 L_g^2 terms, summed": [k for k in rows if k != FIRST_TERM]}
+    out = {}
+    for label, keys in groups.items():
+        der = sp.simplify(sum(sp.sympify(rows[k]["derived"]) for k in keys))
+        pr = sp.simplify(sum(sp.sympify(rows[k]["printed"]) for k in keys))
+        # the symbols (S_F, b) are positive: read them back as positive before the sign test
+        diff = sp.simplify(pr - der)
+        diff = diff.subs({s_: sp.Symbol(s_.name, positive=True) for s_ in diff.free_symbols})
+        ok = diff.is_nonnegative
+        out[label] = {"derived": str(der), "printed": str(pr), "printed - derived": str(diff),
+                      "follows": None if ok is None else bool(ok)}
+    parts = [g["follows"] for g in out.values()]
+    out["follows"] = (False if False in parts else None if None in parts else True)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def wu_implied_momentum() -> dict:
     """The momentum beta that Wu et al.'s corollaries imply, solved from their printed

@@ -125,3 +125,19 @@ def test_portfolio_is_co_but_not_with_the_printed_scalar_g(run):
     assert run("khanduri.sec2.portfolio", {keys[0]: True, keys[1]: False}).verdict == "pass"
     for cid in ("khanduri.sec2.hyperparameter", "khanduri.sec5.computation"):
         assert get(cid).status == "not-checked"
+
+
+def test_optimal_has_both_readings():
+    """'optimal' over every row of Table 1 fails on COMP. (the VR rows print eps^-1.5); over the
+    SGD-type rows (UPDATE SGD or momentum SGD, as printed) eps^-2 and eps^-1 are the best: by
+    hand from the table, COMP. -2 at Local-SCGDM, FedMBO, SimFBO, FedDRO, DS-FedDRO and COMM. -1
+    at SimFBO and DS-FedDRO."""
+    every = get("khanduri.abstract.optimal")
+    sgd = get("khanduri.abstract.optimal.sgd-type")
+    m_all = every.check.measure("quick", None)
+    m_sgd = sgd.check.measure("quick", None)
+    assert every.check.judge(every.predicted, m_all).verdict == "fail"
+    assert sgd.check.judge(sgd.predicted, m_sgd).verdict == "pass"
+    assert m_sgd.values["comp"]["rows"] == ["DS-FedDRO", "FedDRO", "FedMBO", "Local-SCGDM",
+                                            "SimFBO"]
+    assert m_sgd.values["comm"]["rows"] == ["DS-FedDRO", "SimFBO"]

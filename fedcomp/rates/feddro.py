@@ -273,7 +273,10 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
     return {"values": {"rates": rates, "bias_probe": {"feddro-literal": probe}, "K0": P["K0"],
                        "max_width": P["max_width"]},
             "figures": figs,
-            "detail": (f"feddro-literal with Theorem 4.3's schedule at K={P['K0']}, "
+            "detail": (f"feddro-literal with Theorem 4.3's orders (eta = 0.5 sqrt(K/T), "
+                       f"beta = eta, not the theorem's beta = 4 B_g^4 L_f^2 eta; the literal "
+                       f"(8)'s bias delta/beta does not depend on the constant in beta = c eta) "
+                       f"at K={P['K0']}, "
                        f"T in {P['Ts']}, {P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 
 
@@ -371,7 +374,8 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
     return {"values": {"floats": out, "ledger_mismatches": ledger_bad, "K0": K0,
                        "max_width": P["max_width"]},
             "figures": [fig],
-            "detail": (f"FedDRO with Theorem 4.3's schedule at K={K0}, T in {P['Ts']}, "
+            "detail": (f"FedDRO with Theorem 4.3's orders (eta = 0.5 sqrt(K/T), beta = eta, "
+                       f"not the theorem's beta = 4 B_g^4 L_f^2 eta) at K={K0}, T in {P['Ts']}, "
                        f"{P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 
 

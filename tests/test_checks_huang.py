@@ -141,3 +141,18 @@ def test_eq10_check_can_fail(measured):
     r = c.judge(measured(c))
     # the other objectives' minimisers are far from argmin (9): the tolerance separates them
     assert min(r.measured["others"].values()) > 1e-2 > 1e-5 > r.measured["distance"]
+
+
+def test_theorem1_constants_with_the_missing_plus_restored():
+    """(12) prints 'sqrt5 H tau G_g G_f eta sqrt5 G_f sigma/sqrt(b_1)' as one product: as printed
+    it is not the derived bound (huang.thm1.constants fails); with '+' between the two factors
+    it is, term for term (the .sum readings pass); every wrong prediction still fails."""
+    from fedcomp.checks import get
+    from fedcomp.checks.huang import THM1_PRINTED, THM1_SUM
+    assert THM1_SUM != THM1_PRINTED and "eta + sqrt(5)*G_f*sigma/sqrt(b_1)" in THM1_SUM
+    m = get("huang.thm1.constants").check.measure("quick", None)
+    assert get("huang.thm1.constants").judge(m).verdict == "fail"
+    for cid in ("huang.thm1.constants.sum", "huang-journal.thm1.constants.sum"):
+        c = get(cid)
+        assert c.judge(m).verdict == "pass"
+        assert all(c.check.judge(w, m).verdict == "fail" for w in c.check.wrong(c.predicted))

@@ -360,6 +360,10 @@ judge_lem3_display_journal = _display_judge("huang-journal.lem3")
 THM1_PRINTED = ("Delta/(T*eta) + G_f*G_g*(sqrt(5)*H*tau*G_g*G_f*eta*sqrt(5)*G_f*sigma/sqrt(b_1) "
                 "+ sqrt(5)*G_g*sigma/sqrt(b) + sqrt(5)*L_g*G_f*sigma/sqrt(b)) "
                 "+ L*tau*eta*G_g**2*G_f**2 + L*eta/2*G_f**2*G_g**2")
+# (12) with the '+' restored between the drift term and sqrt5 G_f sigma/sqrt(b_1), the reading
+# the proof's (34) supports (huang.thm1.constants.sum)
+THM1_SUM = THM1_PRINTED.replace("G_f*eta*sqrt(5)*G_f*sigma/sqrt(b_1)",
+                                "G_f*eta + sqrt(5)*G_f*sigma/sqrt(b_1)")
 THM2_PRINTED = ("Delta/(T*eta) + G_f*G_g*(2*H*tau*eta*G_g*G_f + 2*G_g*sigma/sqrt(b) "
                 "+ 2*L_g*G_f*sigma/sqrt(b)) + L*tau*eta*G_g**2*G_f**2 + L*eta/2*G_f**2*G_g**2")
 
@@ -1061,9 +1065,22 @@ CLAIMS = [
           reading="(12) transcribed literally (Delta = F(wbar_0) - F*): the first two terms in "
                   "the bracket printed as a product 'sqrt5 H tau G_g G_f eta sqrt5 G_f "
                   "sigma/sqrt(b_1)'; compared with the bound sympy derives from the lemmas' terms "
-                  "by the proof's steps",
+                  "by the proof's steps (with the '+' restored: huang.thm1.constants.sum)",
           depends_on=("huang.lem2", "huang.lem3"),
           notes="(34) prints L eta^2/2 where L eta/2 is right (journal (29))",
+          check=Check(measure_lemmas, judge_thm1_constants, wrong=scaled(("bound",), ("H",)))),
+    Claim(id="huang.thm1.constants.sum", paper="huang",
+          location="Theorem 1 (12) vs proof (32)-(34)",
+          statement="The bound (12), read with a '+' between 'sqrt5 H tau G_g G_f eta' and "
+                    "'sqrt5 G_f sigma/sqrt(b_1)' (as the proof's (34) writes it), with "
+                    "H = sqrt(G_g^2 L_f^2 + G_f^4 L_g^2), is what Lemmas 2-3 and the per-step "
+                    "inequality (32), telescoped, give.",
+          kind="constant",
+          predicted={"bound": THM1_SUM, "H": "sqrt(G_g**2*L_f**2 + G_f**4*L_g**2)"},
+          reading="(12) with the missing '+' restored (a typesetting slip; "
+                  "huang.thm1.constants judges it as printed), compared with the bound sympy "
+                  "derives from the lemmas' terms by the proof's steps",
+          depends_on=("huang.lem2", "huang.lem3"),
           check=Check(measure_lemmas, judge_thm1_constants, wrong=scaled(("bound",), ("H",)))),
     Claim(id="huang.rem1", paper="huang", location="Remark 1",
           statement="With eta = T^-alpha_1, b = 1/T^alpha_2, b_1 = 1/T^alpha_3: rate "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
 from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.huang import (FIG2_ORDERINGS, FIG2_READING, _FIG3_ARMS, _FIG3_NOTE,
-                                  _RATE_WRONG, KL_VALUE, THM1_PRINTED, fig2_checks,
+                                  _RATE_WRONG, KL_VALUE, THM1_PRINTED, THM1_SUM, fig2_checks,
                                   judge_kl_value,
                                   judge_lem3_display_journal, judge_rho, judge_simplex8,
                                   judge_theorem_rate, judge_thm1_constants,
@@ -176,7 +176,18 @@ CLAIMS = [
                     "L eta/2 (the conference's (34) L eta^2/2).",
           kind="constant",
           predicted={"bound": THM1_PRINTED, "H": "sqrt(G_g**2*L_f**2 + G_f**4*L_g**2)"},
-          reading="(26) transcribed literally, as huang.thm1.constants",
+          reading="(26) transcribed literally, as huang.thm1.constants (with the '+' "
+                  "restored: huang-journal.thm1.constants.sum)",
+          depends_on=("huang.lem2", "huang.lem3"),
+          check=Check(measure_lemmas, judge_thm1_constants, wrong=scaled(("bound",), ("H",)))),
+    Claim(id="huang-journal.thm1.constants.sum", paper="huang-journal",
+          location="Section 4.3, Theorem 1 (26) vs proof (27)-(29)",
+          statement="The bound (26), read with a '+' between 'sqrt5 H tau G_g G_f eta' and "
+                    "'sqrt5 G_f sigma/sqrt(b_1)' (as the proof's (29) writes it), is what "
+                    "Lemmas 2-3 and the telescoped per-step inequality give.",
+          kind="constant",
+          predicted={"bound": THM1_SUM, "H": "sqrt(G_g**2*L_f**2 + G_f**4*L_g**2)"},
+          reading="(26) with the missing '+' restored, as huang.thm1.constants.sum",
           depends_on=("huang.lem2", "huang.lem3"),
           check=Check(measure_lemmas, judge_thm1_constants, wrong=scaled(("bound",), ("H",)))),
     Claim(id="huang-journal.eq8.simplex", paper="huang-journal",

@@ -242,3 +242,8 @@ def test_federated_restatement():
     assert uneq["chi2_fl_corrected_form"] == pytest.approx(uneq["chi2_dro_reference_q"], rel=1e-10)
     assert abs(uneq["kl_fl_form"] - uneq["kl_dro_uniform"]) > 1e-3
     assert dro.federated_weights([1, 3]) == pytest.approx([0.5, 1 / 6, 1 / 6, 1 / 6])
+    # client k's terms scaled by K m_k / m: by hand (K = 2, m = 4) 1/2 * 2*1/4 = 1/6 * 2*3/4 = 1/4
+    assert dro.federated_weights([1, 3], reweighted=True) == pytest.approx([0.25] * 4)
+    rw = dro.federated_restatement(client_sizes=(3, 30), reweighted=True)
+    assert rw["kl_fl_form"] == pytest.approx(rw["kl_dro_uniform"], rel=1e-12)
+    assert rw["chi2_fl_corrected_form"] == pytest.approx(rw["chi2_dro_uniform"], rel=1e-10)

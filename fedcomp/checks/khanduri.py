@@ -250,13 +250,16 @@ def measure_fl_restatement(profile, out_dir) -> Measurement:
     DRO values with that reference distribution. Both verified numerically (equal and unequal
     client sizes); the weight is returned as a sympy expression for the judge."""
     from fedcomp.theory import dro
+    import sympy as sp
     out = {}
-    for name, sizes in (("equal sizes (20, 20, 20)", (20, 20, 20)),
-                        ("sizes (5, 20, 75)", (5, 20, 75))):
-        r = dro.federated_restatement(client_sizes=sizes)
-        q = dro.federated_weights(sizes)
+    for name, sizes, rw in (("equal sizes (20, 20, 20)", (20, 20, 20), False),
+                            ("sizes (5, 20, 75)", (5, 20, 75), False),
+                            ("sizes (5, 20, 75), g_k weighted by K m_k/m", (5, 20, 75), True)):
+        r = dro.federated_restatement(client_sizes=sizes, reweighted=rw)
+        q = dro.federated_weights(sizes, reweighted=rw)
         K, msum = len(sizes), sum(sizes)
-        expected = np.concatenate([np.full(s, 1.0 / (K * s)) for s in sizes])
+        expected = np.concatenate([np.full(s, 1.0 / (K * s) * (K * s / msum if rw else 1.0))
+                                   for s in sizes])
         out[name] = {
             "weights_match_1/(K m_k)": bool(np.allclose(q, expected, rtol=1e-14, atol=0)),
             "fl_form_equals_reference_dro": bool(
@@ -265,29 +268,38 @@ def measure_fl_restatement(profile, out_dir) -> Measurement:
             "kl_fl_minus_uniform_dro": r["kl_fl_form"] - r["kl_dro_uniform"],
             "chi2_fl_minus_uniform_dro": r["chi2_fl_corrected_form"] - r["chi2_dro_uniform"],
             "m": msum, "K": K}
-    return Measurement(values={"instances": out, "derived_weight": "1/(K*m_k)"},
+    K, mk, mm = sp.symbols("K m_k m", positive=True)
+    plain = 1 / K * (1 / mk)                       # (1/K) x client k's mean
+    return Measurement(values={"instances": out, "derived_weight": sp.sstr(plain),
+                               "derived_weight_reweighted": sp.sstr(sp.simplify(
+                                   plain * K * mk / mm))},
                        detail="federated_restatement (lambda = 4, losses in [0, 3]) with client "
-                              "sizes (20, 20, 20) and (5, 20, 75)")
+                              "sizes (20, 20, 20) and (5, 20, 75), the latter also with g_k "
+                              "weighted by K m_k/m")
 
 
-def _judge_fl(equal_sizes: bool):
+def _judge_fl(equal_sizes: bool, reweighted: bool = False):
     def judge(predicted, m: Measurement) -> CheckResult:
         import sympy as sp
         v = m.values
         K, mk, mm = sp.symbols("K m_k m")
-        derived = parse_expression(v["derived_weight"])
+        derived = parse_expression(v["derived_weight_reweighted" if reweighted
+                                     else "derived_weight"])
         if equal_sizes:
             derived = derived.subs(mk, mm / K)
         key = "weight of a sample of client k"
         parts = [equal_verdict(key, sp.sstr(sp.simplify(derived)), predicted[key])]
-        inst = v["instances"]["equal sizes (20, 20, 20)" if equal_sizes else "sizes (5, 20, 75)"]
+        inst = v["instances"]["equal sizes (20, 20, 20)" if equal_sizes else
+                              "sizes (5, 20, 75), g_k weighted by K m_k/m" if reweighted else
+                              "sizes (5, 20, 75)"]
         ok = inst["weights_match_1/(K m_k)"] and inst["fl_form_equals_reference_dro"]
         if not ok:
             return CheckResult("inconclusive", predicted, inst, "the numerical confirmation of "
                                "the derived weight failed (FL form != DRO with reference 1/(K m_k))")
         return _result(parts, predicted, {"derived weight": sp.sstr(derived), **inst},
                        f"FL form of (4)/(5) on client sizes "
-                       f"{'(20, 20, 20)' if equal_sizes else '(5, 20, 75)'}: KL value minus DRO "
+                       f"{'(20, 20, 20)' if equal_sizes else '(5, 20, 75)'}"
+                       f"{' with g_k weighted by K m_k/m' if reweighted else ''}: KL value minus DRO "
                        f"(3) value {inst['kl_fl_minus_uniform_dro']:+.4f}, chi-square (corrected "
                        f"form) {inst['chi2_fl_minus_uniform_dro']:+.4f}; ")
     return judge
@@ -557,11 +569,12 @@ CLAIMS: list = [
                 "mean(l) + Var(l)/(2 lambda) there (g = mean l, f = -u^2/(2 lambda), "
                 "h = mean(l + l^2/(2 lambda))), otherwise the water-filling value"),
     Claim(id="khanduri.sec2.fl", paper=PAPER, location="Section 2.1, after (5)",
-          statement="Both (4) and (5) can be restated in the FL setting of (2) "
-                    "(g = (1/K) sum_k g_k with g_k the mean over client k's samples).",
+          statement="Both (4) and (5) can be restated in the FL setting of (2).",
           kind="equivalence", predicted={_FL_KEY: "1/m"},
-          reading="as printed, for any client sizes m_1..m_K (m = sum m_k): the FL form is the "
-                  "DRO (3) with the uniform reference 1/m, i.e. every sample gets weight 1/m in g",
+          reading="with g_k the plain mean over client k's samples (g = (1/K) sum_k g_k), for "
+                  "any client sizes m_1..m_K (m = sum m_k): the FL form is the DRO (3) with the "
+                  "uniform reference 1/m, i.e. every sample gets weight 1/m in g; the other "
+                  "readings are khanduri.sec2.fl.equal-sizes and khanduri.sec2.fl.weighted",
           check=Check(measure_fl_restatement, _judge_fl(False),
                       wrong=scaled((_FL_KEY,), factors=(0.5, 2.0))),
           notes="the weight is 1/(K m_k): the restatement holds with equal client sizes "
@@ -575,6 +588,16 @@ CLAIMS: list = [
           reading="equal client sizes m_k = m/K: the FL form is the DRO (3) with the uniform "
                   "reference 1/m",
           check=Check(measure_fl_restatement, _judge_fl(True),
+                      wrong=scaled((_FL_KEY,), factors=(0.5, 2.0)))),
+    Claim(id="khanduri.sec2.fl.weighted", paper=PAPER, location="Section 2.1, after (5)",
+          statement="Both (4) and (5) can be restated in the FL setting of (2).",
+          kind="equivalence", predicted={_FL_KEY: "1/m"},
+          reading="as an existence claim, for any client sizes: client k's local functions "
+                  "g_k(x; zeta) (and h_k) scaled by K m_k/m, a choice (2) allows since its g_k "
+                  "are any expectations; then every sample gets weight 1/m and the FL form is "
+                  "the DRO (3) with the uniform reference (khanduri.sec2.fl reads g_k as the "
+                  "plain client mean)",
+          check=Check(measure_fl_restatement, _judge_fl(False, reweighted=True),
                       wrong=scaled((_FL_KEY,), factors=(0.5, 2.0)))),
     Claim(id="khanduri.lem3.5", paper=PAPER, location="Lemma 3.5",
           statement="Under Assumption 3.2, Phi = h + f(g) defined in (2) is Lipschitz smooth "

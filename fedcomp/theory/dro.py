@@ -681,13 +681,16 @@ def comfedl_journal_eq6_discrepancy(centers=(0.0, 1.0, 4.0), gamma: float = 2.0)
             "journal_matches": abs(w_kl - w_journal6) < 1e-6}
 
 
-def federated_weights(client_sizes) -> np.ndarray:
+def federated_weights(client_sizes, reweighted: bool = False) -> np.ndarray:
     """Per-sample weights q_i = 1/(K m_k) that g = (1/K) sum_k g_k, g_k a client mean, puts on
-    the samples of client k (sizes m_1..m_K)."""
+    the samples of client k (sizes m_1..m_K); with `reweighted`, client k's terms are scaled by
+    K m_k / m (m = sum m_k), which makes every weight 1/m."""
     sizes = V.finite_array("client_sizes", client_sizes, ndim=1)
     if np.any(sizes < 1) or np.any(sizes != np.round(sizes)):
         raise ValueError("client_sizes must be positive integers")
-    return np.concatenate([np.full(int(s), 1.0 / (sizes.size * s)) for s in sizes])
+    K, m = sizes.size, float(sizes.sum())
+    return np.concatenate([np.full(int(s), (1.0 / (K * s)) * (K * s / m if reweighted else 1.0))
+                           for s in sizes])
 
 
 def kl_value_ref(losses, lam, q) -> float:
@@ -715,15 +718,17 @@ def chi2_value_ref(losses, lam, q) -> float:
     return float(p @ l - 0.5 * lam * np.sum((p - q) ** 2 / q))
 
 
-def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int = 0) -> dict:
+def federated_restatement(client_sizes=(5, 20, 75), lam: float = 4.0, seed: int = 0,
+                          reweighted: bool = False) -> dict:
     """FedDRO: "(4) and (5) can be restated in the FL setting of (2)". With g = (1/K) sum_k g_k
     and g_k the mean over client k's m_k samples, the CO objectives are the DRO values with the
     reference distribution q_i = 1/(K m_k) instead of 1/m: equal to (3) iff all m_k are equal.
     Computes, on random losses in [0, 3], the FL CO forms, the q-reference DRO values and the
     uniform (problem (3)) values; the default lam = 4 keeps the chi-square maximisers interior
-    (where the corrected closed form is exact)."""
+    (where the corrected closed form is exact). With `reweighted`, client k's g_k (and h_k)
+    terms are scaled by K m_k / m (:func:`federated_weights`)."""
     sizes = np.asarray(client_sizes)
-    q = federated_weights(sizes)
+    q = federated_weights(sizes, reweighted)
     lam = _lam(lam)
     rng = np.random.default_rng(V.seed_value("seed", seed))
     l = rng.uniform(0.0, 2.0, q.size) + np.repeat(rng.uniform(0, 1, sizes.size), sizes)

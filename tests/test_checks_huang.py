@@ -29,6 +29,7 @@ VERDICTS = {
     "huang.lem3.decomposition": "fail", "huang-journal.lem3.decomposition": "fail",
     # (12)/(26) print a product where the derivation has a sum; (13) prints G_f^2 L_g^2 in H
     "huang.thm1.constants": "fail", "huang-journal.thm1.constants": "fail",
+    "huang.thm1.constants.sum": "pass", "huang-journal.thm1.constants.sum": "pass",
     "huang.thm2.constants": "fail",
     # Remarks: rate T^-1/2 and eps^-2 rounds, eps^-4 samples follow from b = T; as printed
     # (b = 1/T) the sigma/sqrt(b) term grows like sqrt(T)

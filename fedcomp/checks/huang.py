@@ -1025,13 +1025,13 @@ CLAIMS = [
                                                                  factors=(0.5,)))),
     Claim(id="huang.lem3.decomposition", paper="huang", location="Appendix A.1, (30)",
           statement="The display (30) splits ubar_{s,t} - U_{s,0} into differences that sum to it, "
-                    "five of them (hence the factor 5). As printed it lists four lines and omits "
-                    "grad g(f_B(w_st))^T [grad f_B(wbar_s) - grad f(wbar_s)] (the source of "
-                    "5 G_g^2 sigma^2/b).",
+                    "five of them (hence the factor 5).",
           kind="constant", predicted={"coefficient": 5, "printed lines telescope": True},
           reading="the four lines as printed in the conference version",
           depends_on=("huang.lem3",),
-          notes="the registered prediction fails on the telescoping part, so the mutations "
+          notes="as printed it lists four lines and omits grad g(f_B(w_st))^T [grad "
+                "f_B(wbar_s) - grad f(wbar_s)] (the source of 5 G_g^2 sigma^2/b). The "
+                "registered prediction fails on the telescoping part, so the mutations "
                 "change the coefficient only",
           check=Check(measure_lemmas, judge_lem3_display, wrong=scaled(("coefficient",)))),
     Claim(id="huang.lem4", paper="huang", location="Appendix A.2, Lemma 4 (37)",
@@ -1148,8 +1148,8 @@ CLAIMS = [
           depends_on=("huang.thm2",),
           check=Check(measure_rem2, judge_remark, wrong=_remark_wrong)),
     Claim(id="huang.eq8.simplex", paper="huang", location="Section 1.1, (8)",
-          statement="(8) defines Delta_n = {p in R^n_+ | sum p_i = 0, p_i >= 0} and calls it the "
-                    "standard simplex; as printed it is {0}, so (8)-(9) maximise over one point.",
+          statement="(8) defines Delta_n = {p in R^n_+ | sum p_i = 0, p_i >= 0}, 'the standard "
+                    "simplex', over which (8)-(9) maximise.",
           kind="counterexample",
           predicted={"Delta_n is the standard simplex": True, "largest coordinate": 1.0},
           reading="as printed: sum p_i = 0 (huang.eq10 judges the intended sum p_i = 1); the "

@@ -148,15 +148,16 @@ CLAIMS = [
           check=Check(measure_kl, judge_kl_value, wrong=scaled(("value",)))),
     Claim(id="huang-journal.lem3.decomposition", paper="huang-journal",
           location="Section 4.3, Lemma 3 proof (25)",
-          statement="The proof of Lemma 3 splits ubar_{s,t} - U_{s,0} into five differences "
-                    "(fixing the conference's missing line); the second line's subtrahend is "
-                    "printed grad g^i(f^i(w_st))^T grad f^i(wbar_s) where grad g^i(f^i_B(w_st))^T "
-                    "grad f^i_B(wbar_s) is needed.",
+          statement="The proof of Lemma 3, (25), splits ubar_{s,t} - U_{s,0} into five "
+                    "differences that sum to it (hence the factor 5).",
           kind="constant", predicted={"coefficient": 5, "printed lines telescope": True},
           reading="the five lines as printed",
           depends_on=("huang.lem3",),
-          notes="the registered prediction fails on the telescoping part, so the mutations "
-                "change the coefficient only",
+          notes="the journal adds the conference's missing line; its second line's "
+                "subtrahend is printed grad g^i(f^i(w_st))^T grad f^i(wbar_s) where "
+                "grad g^i(f^i_B(w_st))^T grad f^i_B(wbar_s) is needed. The registered "
+                "prediction fails on the telescoping part, so the mutations change the "
+                "coefficient only",
           check=Check(measure_lemmas, judge_lem3_display_journal,
                       wrong=scaled(("coefficient",)))),
     Claim(id="huang-journal.thm1", paper="huang-journal",
@@ -210,8 +211,7 @@ CLAIMS = [
     Claim(id="huang-journal.sec5.3.gamma-grid", paper="huang-journal",
           location="Sections 5.1-5.3",
           statement="The hyperparameters of sections 5.1-5.2 are found by grid search over the "
-                    "grids of section 5.3; the robust-FL ComFedL gamma = 0.2 is outside its grid "
-                    "[0.1, 0.5, 1, 5].",
+                    "grids of section 5.3.",
           kind="constant", predicted={name: v for name, v, _ in _GRID_CHOICES},
           reading="every value the text reports as grid-searched lies in its printed grid "
                   "(Figure 3's ablation values gamma = 0.1, 2 are not claimed to be)",

@@ -810,7 +810,8 @@ CLAIMS = [
           predicted={"FCSG-M": True, "Acc-FCSG-M": True},
           reading="second reading of wu.limitation: total floats per client over the run to "
                   "E||grad||^2 <= eps (rounds x floats per round, Remarks 4.3, 4.6, 4.9), as "
-                  "eps -> 0",
+                  "eps -> 0. The paper's own Table 1 (Acc-FCSG-M O(eps'^-2) rounds against "
+                  "FCSG's O(eps'^-3)) points to the per-round reading, wu.limitation",
           notes="the wrong prediction for Acc-FCSG-M is not mutated: its flip is what the "
                 "derivation shows (2d eps^-1 < d eps^-1.5), so it is no wrong prediction",
           check=Check(measure_complexities,
@@ -1156,9 +1157,11 @@ COVERAGE_CLAIMS = [
           check=Check(measure_regularizer, judge_regularizer, flipped(("g non-convex",)))),
     Claim(id="wu.assump.sec51-constants", paper="wu",
           location="Assumption 3.3 applied to Section 5.1",
-          statement="The paper applies its theory (Assumption 3.3: sup over xi and x in X of "
-                    "E||g_eta(x, xi) - E g_eta(x, xi)||^2 <= sigma_g^2 < infinity) to section "
-                    "5.1's model g(x; a, eta) = eta^T x, eta | a ~ N(a, sigma2^2 I).",
+          statement="Section 5.1's model g(x; a, eta) = eta^T x, eta | a ~ N(a, sigma2^2 I) "
+                    "satisfies Assumption 3.3 (sup over xi and x in X of E||g_eta(x, xi) - "
+                    "E g_eta(x, xi)||^2 <= sigma_g^2 < infinity), as the theory its section "
+                    "invokes ('larger inner samples m are needed, as suggested by the theory') "
+                    "requires; the paper states no X for it.",
           kind="constant",
           predicted={"sigma_g^2 finite": True,
                      "sigma_g^2 on the ball ||x|| <= R": "sigma2**2*R**2"},

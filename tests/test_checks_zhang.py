@@ -54,6 +54,7 @@ def test_every_claim_is_migrated_and_the_published_ids_exist():
     ("zhang.assump.auc-fit.bounded", "pass"),
     ("zhang.table1.text", "fail"),          # the printed tie at FashionMNIST p = 4
     ("zhang.sec2.related", "pass"),
+    ("zhang.thm1.heterogeneous", "fail"),   # the average rises with T (client-product bias)
 ])
 def test_decided_verdicts(cid, verdict, measured):
     c, m = measured(cid)
@@ -141,6 +142,46 @@ def test_thm1_whole_T_grid_and_its_upper_half_are_judged_together(measured):
     assert c.judge(Measurement(values={**base, "fit_T": slow})).verdict == "fail"
     r = c.judge(Measurement(values={**base, "fit_T": fine, "fit_T_upper_half": fine}))
     assert r.verdict == "pass"
+
+
+def test_thm1_heterogeneous_quick_fails_with_a_rising_average(measured):
+    """Theorem 1 + Remark 1 on LogCoshMinimax (a = (1, 3), b = (0, 2), mu = 1): Theorem 1's
+    admissible constants, eta below its cap at every T, and the average rises with T towards
+    ||grad Phi(x_D)||^2 at the root x_D of the client-product direction."""
+    c, m = measured("zhang.thm1.heterogeneous")
+    r = c.judge(m)
+    v = m.values
+    assert r.verdict == "fail", r.detail
+    assert v["fit_T"]["slope"] > -0.5 and v["fit_T"]["low"] > -0.5
+    assert r.measured["rate T"]["slope"] == v["fit_T"]["slope"]
+    assert all(run["valid"] and run["uncapped"] and run["eta"] <= run["cap"]
+               and run["p"] >= 2 for run in v["runs"])
+    assert v["schedule_checks"]["largest_admissible_gammas"]
+    assert v["schedule_checks"]["same_schedule_with_L_g_1e-6"]
+    cf = v["closed_form"]
+    assert cf["x_star"] == pytest.approx([0.5], abs=1e-12)
+    assert cf["grad_phi_sq_at_x_star"] < 1e-24
+    assert cf["x_D"] == pytest.approx([0.83924], abs=1e-5)
+    assert cf["grad_phi_sq_at_x_D"] == pytest.approx(0.3866, abs=1e-4)
+    assert cf["D_at_x_star"] == pytest.approx([-math.tanh(1.0)], rel=1e-12)
+    assert not v["diverged_runs"]
+    vals = v["values"]
+    assert all(b > a for a, b in zip(vals, vals[1:]))
+    assert max(vals) < cf["grad_phi_sq_at_x_D"]
+    for word in ("client-product", "x_D", "cap", "gamma_x", "p = ["):
+        assert word in r.detail, word
+    # the judge reads the prediction it is handed: a bound the rising curve meets passes or is
+    # inconclusive, a decaying one fails
+    assert c.check.judge({"rate": {"T": 1.0}}, m).verdict in ("pass", "inconclusive")
+    assert c.check.judge({"rate": {"T": -1.0}}, m).verdict == "fail"
+
+
+def test_thm1_detail_names_the_factors_outside_theorem1(measured):
+    c, m = measured("zhang.thm1")
+    out = m.values["theorem1_admissible"]
+    assert out["gamma_x_factor"] > 1 and out["gamma_y_factor"] > 1
+    assert "outside Theorem 1's conditions" in m.detail
+    assert "zhang.thm1.heterogeneous" in c.notes
 
 
 def test_remark1_schedule():

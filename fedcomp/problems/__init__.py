@@ -22,6 +22,9 @@ def __getattr__(name):
     if name == "AUCMinimax":
         from fedcomp.problems.auc import AUCMinimax
         return AUCMinimax
+    if name == "LogCoshMinimax":
+        from fedcomp.problems.minimax import LogCoshMinimax
+        return LogCoshMinimax
     if name == "InvariantLogistic":
         from fedcomp.problems.conditional import InvariantLogistic
         return InvariantLogistic

@@ -11,6 +11,11 @@ judged in :mod:`fedcomp.checks.zhang`).
   gradient, so its mean over clients is (1/K) sum_k J_k^T grad f^(k), not
   grad Phi = Jbar^T (1/K) sum_k grad f^(k) of problem (4): under two-level heterogeneity the
   algorithm's fixed points are not stationary points of Phi.
+* :func:`heterogeneous_sweep`: Theorem 1 + Remark 1 on a problem that meets Assumptions 1-4
+  globally and where that bias shows (:class:`fedcomp.problems.LogCoshMinimax`, a = (1, 3),
+  b = (0, 2), mu = 1): exact oracles, Theorem 1's largest admissible constants
+  (:func:`fedcomp.theory.schedules.prescribe`) and Remark 1's eta = sqrt(K/T),
+  p = round(T^(1/4)/K^(3/4)); claim ``zhang.thm1.heterogeneous``.
 """
 from __future__ import annotations
 
@@ -243,6 +248,132 @@ def bias_measurement(profile: str) -> dict:
                                           "diverged_runs": [d for pt in points for d in pt[4]]}
     out["seconds"] = time.perf_counter() - t0
     return out
+
+
+# ============================================================================================
+# Theorem 1 + Remark 1 where the client-product bias shows (claim zhang.thm1.heterogeneous)
+# ============================================================================================
+#: K = 2 clients, d = 1: g_k(x) = a_k x, f_k(z, y) = log cosh(z - b_k) - (mu/2) y^2 (the
+#: counterexample; fedcomp.problems.minimax documents the family and its closed forms)
+HETERO_PROBLEM = ("fedcomp.problems.minimax:LogCoshMinimax",
+                  {"a": [[1.0], [3.0]], "b": [[0.0], [2.0]], "mu": 1.0, "noise": 0.0})
+#: Theorem 1's free constants alpha, beta_x, beta_y. gamma_x is bound by
+#: gamma_y mu^2 / (20 C_g^2 L_f^2) with gamma_y <= 1/(6 L_f) for any alpha, beta: at 20 both
+#: steps are already the largest any alpha, beta admit (heterogeneous_sweep checks it with
+#: prescribe), and alpha eta, beta eta < 1 for T >= 800 (K = 2)
+HETERO_FREE = {"alpha": 20.0, "beta_x": 20.0, "beta_y": 20.0}
+#: T grids (x0 = 0): below about 1e6 the average still falls from Phi's value at x0 while xbar
+#: travels (the effective step gamma_x eta = 9.3e-4 sqrt(2/T) is small); from 1e6 on it rises
+#: towards ||grad Phi(x_D)||^2 (quick: about 3 s of runs; full: about 25 s)
+HETERO_PROFILES = {"quick": {"T": [10 ** 6 * 2 ** j for j in range(5)]},
+                   "full": {"T": [10 ** 6 * 2 ** j for j in range(8)]}}
+
+
+def _hetero_profile(profile: str) -> dict:
+    if profile not in HETERO_PROFILES:
+        raise ValueError(f"profile must be one of {sorted(HETERO_PROFILES)}, got {profile!r}")
+    return HETERO_PROFILES[profile]
+
+
+def heterogeneous_schedule(constants: dict, T: int, K: int):
+    """Theorem 1's schedule at (T, K) with :data:`HETERO_FREE` (c_eta = c_I = 1: Remark 1's
+    eta = sqrt(K/T), p = round(T^(1/4)/K^(3/4))), as :func:`fedcomp.theory.schedules.prescribe`
+    computes it (the one home of the theorem's conditions), and a JSON-able row: eta, Remark 1's
+    uncapped eta, Theorem 1's cap on eta, p, whether every condition holds (``valid``) and
+    whether eta is Remark 1's uncapped value."""
+    from fedcomp.theory.schedules import prescribe
+    sc = prescribe("localscgdam", constants, T=T, K=K, **HETERO_FREE)
+    eta = sc.kwargs["eta"]
+    ratio = next(c["value"] for c in sc.conditions if c["name"] == "eta / cap of Theorem 1")
+    eta_remark = math.sqrt(K / T)
+    row = {"T": int(T), "K": int(K), "eta": eta, "eta_remark": eta_remark, "cap": eta / ratio,
+           "p": int(sc.kwargs["local_steps"]), "valid": bool(sc.valid),
+           "uncapped": bool(eta == eta_remark)}
+    return sc, row
+
+
+def heterogeneous_sweep(profile: str, out_dir) -> dict:
+    """LocalSCGDAM (exact oracles, x0 = 0) on :data:`HETERO_PROBLEM` over the profile's T grid
+    (K = 2), each run with the schedule Theorem 1 and Remark 1 prescribe
+    (:func:`heterogeneous_schedule`): per T the average (1/T) sum_t ||grad Phi(xbar_t)||^2 as a
+    Riemann sum over 256 evenly spaced records (as :func:`run_point`), the final xbar, the
+    rounds; and the closed forms of the problem: x* (grad Phi = 0), x_D (the root of the
+    client-product direction D, where the exact dynamics head), ||grad Phi(x_D)||^2 (the floor),
+    D(x*). Also checked with prescribe: that the gammas used are the largest Theorem 1 admits
+    for any alpha, beta (their values at alpha = beta_x = beta_y = 1e12), and that a positive
+    L_g (Assumption 1 asks for L_g > 0; g is linear, so any holds) gives the same schedule."""
+    from fedcomp.problems.minimax import LogCoshMinimax
+    from fedcomp.runner.results import run
+    from fedcomp.theory.schedules import prescribe
+    cfg = _hetero_profile(profile)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    path, args = HETERO_PROBLEM
+    prob = LogCoshMinimax(**args)
+    K = prob.num_clients
+    c = prob.zhang_constants()
+    x_star = prob.stationary_point()
+    x_D = prob.client_product_root()
+    closed = {"x_star": x_star.tolist(), "x_D": x_D.tolist(),
+              "grad_phi_sq_at_x_D": float(np.sum(prob.grad(x_D) ** 2)),
+              "grad_phi_sq_at_x_star": float(np.sum(prob.grad(x_star) ** 2)),
+              "D_at_x_star": prob.client_product_gradient(x_star).tolist(),
+              "grad_phi_sq_at_x0": float(np.sum(prob.grad(np.zeros(prob.dim)) ** 2))}
+    T0 = cfg["T"][0]
+    base = prescribe("localscgdam", c, T=T0, K=K, **HETERO_FREE).kwargs
+    sup = prescribe("localscgdam", c, T=T0, K=K, alpha=1e12, beta_x=1e12, beta_y=1e12).kwargs
+    pos = prescribe("localscgdam", {**c, "L_g": 1e-6}, T=T0, K=K, **HETERO_FREE).kwargs
+    checks = {"largest_admissible_gammas": bool(base["gamma_x"] == sup["gamma_x"]
+                                                and base["gamma_y"] == sup["gamma_y"]),
+              "same_schedule_with_L_g_1e-6": bool(all(
+                  math.isclose(base[k], pos[k], rel_tol=1e-9) for k in base))}
+    rows, values, diverged = [], [], []
+    for T in cfg["T"]:
+        sc, row = heterogeneous_schedule(c, T, K)
+        kw = dict(sc.kwargs)
+        eta, p = kw.pop("eta"), kw.pop("local_steps")
+        r = run(path, args, "localscgdam", iterations=T, eta=eta, local_steps=p,
+                stochastic=False, record_every=max(1, T // 256), **kw)
+        v = math.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
+        diverged += diverged_runs([r], T=T, K=K)
+        values.append(v)
+        row.update({"mean_grad_norm_sq": None if math.isnan(v) else v,
+                    "final_x_bar": r.x_bar.tolist(), "rounds": int(r.rounds)})
+        rows.append(row)
+    from fedcomp.figures import plot
+    figures = [plot("figures/zhang.thm1.heterogeneous-T.png", heterogeneous_figure, cfg["T"],
+                    values, closed["grad_phi_sq_at_x_D"], claims=("zhang.thm1.heterogeneous",))]
+    hyper = {k: base[k] for k in ("gamma_x", "gamma_y", "alpha", "beta_x", "beta_y")}
+    return {"T": list(cfg["T"]), "values": values, "K": K, "runs": rows, "closed_form": closed,
+            "constants": {k: c[k] for k in ("C_g", "C_f", "L_f", "L_g", "mu", "L_phi_lemma2")},
+            "hyper": hyper, "schedule_checks": checks, "problem": {"path": path, "args": args},
+            "figures": figures, "diverged_runs": diverged,
+            "seconds": time.perf_counter() - t0}
+
+
+def heterogeneous_figure(Ts, values, floor):
+    """(1/T) sum_t ||grad Phi(xbar_t)||^2 against T, Remark 1's T^(-1/2) through the first point,
+    and the floor ||grad Phi(x_D)||^2 the exact dynamics head for (dashed)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    x = np.asarray(Ts, float)
+    v = np.asarray(values, float)
+    ok = np.isfinite(v)
+    fig, ax = plt.subplots(figsize=(5.4, 3.8))
+    ax.loglog(x[ok], v[ok], "o-", label="LocalSCGDAM, exact oracles, Theorem 1's constants")
+    if ok.any():
+        x0, v0 = x[ok][0], v[ok][0]
+        ax.loglog(x, v0 * (x / x0) ** -0.5, ":", label="T^(-1/2) (Theorem 1 + Remark 1)")
+    ax.axhline(floor, ls="--", color="0.4", label="||grad Phi(x_D)||^2 (root of D)")
+    ax.set_xlabel("T  (K = 2)")
+    ax.set_ylabel("(1/T) sum_t ||grad Phi(xbar_t)||^2")
+    ax.legend(fontsize=7, loc="lower left")
+    ax.set_title("AUC paper, Theorem 1 / Remark 1 on g_k = a_k x, f_k = log cosh(z - b_k)\n"
+                 "(zhang.thm1.heterogeneous)", fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def auc_standard_error(auc: float, n_pos: int, n_neg: int) -> float:

@@ -927,6 +927,10 @@ CLAIMS = [
                     "with T/p = O(K^(3/4) T^(3/4)) communication rounds.",
           kind="rate",
           predicted={"rate": {"T": -0.5, "K": -0.5}, "rounds": {"T": 0.75, "K": 0.75}},
+          # the theorem is stated for every problem meeting Assumptions 1-4: a counterexample
+          # refutes it, so this instance's rate cannot pass for it (nor Remark 1's complexities
+          # derived from it, zhang.rem1, through the transitive rule)
+          depends_on=("zhang.thm1.heterogeneous",),
           reading="rate: an upper bound in T (K = 4) and in K (fixed T) on the AUC min-max with "
                   "Remark 1's orders at our constants (gamma_x = 1, gamma_y = 4, alpha = beta_x "
                   "= beta_y = 8), which exceed Theorem 1's admissible gamma_x and gamma_y on "

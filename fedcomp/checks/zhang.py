@@ -822,13 +822,17 @@ def judge_table1_text(predicted, m: Measurement) -> CheckResult:
     """The printed Table 1 against the text's "outperforms all competing methods for all
     cases" (strictly) and "best or tied"."""
     v = m.values
-    a = equal_verdict("LocalSCGDAM strictly best in every printed cell", v["strict"],
-                      predicted["LocalSCGDAM strictly best in every printed cell"])
-    b = equal_verdict("LocalSCGDAM best or tied in every printed cell", v["weak"],
-                      predicted["LocalSCGDAM best or tied in every printed cell"])
-    return CheckResult(combine([a.verdict, b.verdict]), predicted, v,
-                       f"{a.reason} (cells not strict: {v['not_strict']}); {b.reason}; margins "
-                       f"over the best rival per data set (p = 4, 8, 16): {v['margins']}")
+    parts, reasons = [], []
+    for key, got in (("LocalSCGDAM strictly best in every printed cell", v["strict"]),
+                     ("LocalSCGDAM best or tied in every printed cell", v["weak"])):
+        if key in predicted:
+            r = equal_verdict(key, got, predicted[key])
+            parts.append(r.verdict)
+            reasons.append(r.reason)
+    return CheckResult(combine(parts), predicted, v,
+                       f"{'; '.join(reasons)} (cells not strict: {v['not_strict']}; a margin 0 "
+                       f"is a tie at the printed three decimals, below 0 a loss); margins over the best rival per data set "
+                       f"(p = 4, 8, 16): {v['margins']}")
 
 
 def measure_table1_text(profile, out_dir) -> Measurement:
@@ -1189,16 +1193,25 @@ CLAIMS += [
           statement="The text's 'our LocalSCGDAM algorithm outperforms all competing methods "
                     "for all cases' against the printed Table 1 itself.",
           kind="experiment",
-          predicted={"LocalSCGDAM strictly best in every printed cell": True,
-                     "LocalSCGDAM best or tied in every printed cell": True},
-          reading="'outperforms' read strictly (first key) and as best-or-tied (second key), on "
-                  "the printed values",
-          check=Check(measure_table1_text, judge_table1_text,
-                      flipped(("LocalSCGDAM best or tied in every printed cell",))),
+          predicted={"LocalSCGDAM strictly best in every printed cell": True},
+          reading="'outperforms' read strictly, on the printed values (a tie at the printed "
+                  "three decimals is not outperforming; zhang.table1.text.tied reads it as "
+                  "best or tied)",
+          # the printed prediction is false on the table (a tie), so it is its own wrong one
+          check=Check(measure_table1_text, judge_table1_text, lambda p: [p]),
           notes="the tie is FashionMNIST p = 4 (LocalSGDM_RL 0.980 = LocalSCGDAM 0.980); the "
                 "'large margin' on CATvsDOG (0.024, 0.035, 0.011) has no threshold in the text "
                 "and is not judged; the paper says 'three state-of-the-art methods' and lists "
                 "four"),
+    Claim(id="zhang.table1.text.tied", paper="zhang", location="Table 1 and Section 6.2 text",
+          statement="The text's 'our LocalSCGDAM algorithm outperforms all competing methods "
+                    "for all cases' against the printed Table 1 itself.",
+          kind="experiment",
+          predicted={"LocalSCGDAM best or tied in every printed cell": True},
+          reading="'outperforms' read as best or tied at the printed three decimals "
+                  "(zhang.table1.text reads it strictly)",
+          check=Check(measure_table1_text, judge_table1_text,
+                      flipped(("LocalSCGDAM best or tied in every printed cell",)))),
     Claim(id="zhang.fig1-3", paper="zhang", location="Section 6.2, Figures 1-3",
           statement="For p = 4, 8, 16 (Figures 1-3) LocalSCGDAM's test AUC curve lies above "
                     "CoDA, LocalSGDAM, LocalSGDM and LocalSGDM_RL consistently over training.",

@@ -1055,7 +1055,10 @@ CLAIMS = [
                   "tasks with all clients: 'b': at fixed eta, tau the b-dependent part of the "
                   "floor (tail mean of ||grad F||^2 minus the exact-oracle run's) is O(b^-1/2); "
                   "'T': with eta = T^-1/2, b = b_1 = T/125, tau = 5 the left-hand side is "
-                  "O(T^-1/2). Both upper bounds (a faster decay passes, reported as not tight)",
+                  "O(T^-1/2). Both upper bounds (a faster decay passes, reported as not tight). "
+                  "The 'b' part reads the bound's sigma/sqrt(b) terms; it is not implied by the "
+                  "bound, whose tau-eta terms stay at fixed eta, tau (a flatter b-decay under "
+                  "the bound would not contradict it); the 'T' part is implied",
           check=Check(measure_thm1, judge_theorem_rate, wrong=_RATE_WRONG)),
     Claim(id="huang.thm1.constants", paper="huang", location="Theorem 1 (12) vs proof (32)-(34)",
           statement="The bound (12) as printed, with H = sqrt(G_g^2 L_f^2 + G_f^4 L_g^2), is what "
@@ -1112,8 +1115,11 @@ CLAIMS = [
                     "(Local-SCGDM) and O(K^-1 eps^-2) (FedDRO, DS-FedDRO) in FedDRO's Table 1.",
           kind="complexity", predicted={"optimal": True, "samples": {"eps": -4.0}},
           reading="optimal in sample complexity: no method of FedDRO's Table 1 needs fewer "
-                  "samples per client (the reading 'optimal rate in T for first-order methods' "
-                  "needs a lower bound none of the five papers gives, and is not registered)",
+                  "samples per client (optimality is a claim about what any method can do, so "
+                  "methods published later count). The reading 'optimal rate in T' is not "
+                  "registered: it needs a lower bound none of the five papers gives, and at the "
+                  "remark's batches b = b_1 = T (T samples a step) the cited lower bounds for "
+                  "first-order methods in T are those of exact gradients (1/T), below T^-1/2",
           depends_on=("huang.rem1",),
           notes="the registered prediction fails on 'optimal', so the mutations move the sample "
                 "exponent only",

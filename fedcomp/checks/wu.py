@@ -572,7 +572,12 @@ CLAIMS = [
           reading="the O(1/sqrt(NT)) part as exponents in T (N = 16) and in N (T fixed), upper "
                   "bounds, measured at m = 256 where the O(1/m) term (Theorem 4.1's, judged by "
                   "wu.thm4.1) is far below the gaps; the second-half average of the gap (at most "
-                  "twice the full average, so the same order)",
+                  "twice the full average, so the same order). "
+                  "The printed alpha reads 1/(6 S_F sqrt(T)) (our text extraction shows no N); "
+                  "sqrt(N/T)/(6 S_F) is the only alpha that gives the printed 12 S_F/(NT)^(1/2) "
+                  "first term, and the exponent in N exists only under it. With N = 16 the "
+                  "printed q = (T/N^3)^(1/4) rounds to 1 on the quick T grid, so the T exponent "
+                  "is measured without local steps there; the N sweep exercises q (7, 4, 2, 1)",
           depends_on=("wu.thm4.1",),
           check=Check(measure_rates_fcsg, judge_rates_sgd, _RATE_WRONG)),
     Claim(id="wu.cor4.2.implied", paper="wu", location="Corollary 4.2 from Theorem 4.1",
@@ -659,7 +664,12 @@ CLAIMS = [
                     "O(1/sqrt(NT)) + O(1/m).",
           kind="rate", predicted={"T": -0.5, "N": -0.5},
           reading="the O(1/sqrt(NT)) part as exponents in T and in N (upper bounds), with "
-                  "beta = 5 S_F alpha (Theorem 4.4's eta read as alpha), at m = 256",
+                  "beta = 5 S_F alpha (Theorem 4.4's eta read as alpha), at m = 256. "
+                  "The printed alpha reads 1/(6 S_F sqrt(T)) (our text extraction shows no N); "
+                  "sqrt(N/T)/(6 S_F) is the only alpha that gives the printed 12 S_F/(NT)^(1/2) "
+                  "first term, and the exponent in N exists only under it. With N = 16 the "
+                  "printed q = (T/N^3)^(1/4) rounds to 1 on the quick T grid, so the T exponent "
+                  "is measured without local steps there; the N sweep exercises q (7, 4, 2, 1)",
           depends_on=("wu.thm4.4",),
           notes="does not depend on wu.thm4.4.beta: the run uses beta = 5 S_F alpha, the "
                 "reading wu.thm4.4.beta.step-alpha judges",

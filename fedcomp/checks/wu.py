@@ -278,6 +278,43 @@ def _implied_judge(name: str):
     return judge
 
 
+#: what Corollaries 4.2 and 4.5's rate checks rest on besides their printed schedule
+_ALPHA_Q_READING = (
+    "The printed alpha reads 1/(6 S_F sqrt(T)) (our text extraction shows no N); "
+    "sqrt(N/T)/(6 S_F) is the only alpha that gives the printed 12 S_F/(NT)^(1/2) first term, "
+    "and the exponent in N exists only under it. With N = 16 the printed q = (T/N^3)^(1/4) "
+    "rounds to 1 on the quick T grid, so the T exponent is measured without local steps there; "
+    "the N sweep exercises q (7, 4, 2, 1)")
+
+
+def _implied_claim(cor: str, thm: str, params: str) -> Claim:
+    """Corollary `cor`'s bound as an inequality that follows from Theorem `thm` (the reading
+    beside the term-by-term wu.cor<cor>.constants)."""
+    return Claim(
+        id=f"wu.cor{cor}.implied", paper="wu", location=f"Corollary {cor} from Theorem {thm}",
+        statement=f"Corollary {cor}'s bound ('we have ...') follows from Theorem {thm} with "
+                  f"{params}.",
+        kind="constant",
+        predicted={IMPLIED_KEY: True},
+        reading="the corollary as an inequality: its printed right-hand side is at least the one "
+                "the substitution gives, the [F0 - F*] term alone and the "
+                f"L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor{cor}.constants is the other "
+                "reading: each printed coefficient equal to its own term's substitution)",
+        notes=f"algebra on Theorem {thm}'s printed bound (no dependency on wu.thm{thm})",
+        check=Check(measure_implied, _implied_judge(f"cor{cor}"), flipped((IMPLIED_KEY,))))
+
+
+def _table2_check() -> Check:
+    """Table 2's MNIST row from the stored fcsg-auprc-mnist runs (final test AP)."""
+    return experiment_check(
+        "fcsg-auprc-mnist", ("test_ap",),
+        {"": {"Acc-FCSG-M": "acc-fcsg-m", "FCSG-M": "fcsg-m", "FCSG": "fcsg",
+              "CODA+": "coda+", "FedAvg": "fedavg"}},
+        "MNIST and CIFAR-10, model, clients, steps and budget not stated in the text",
+        note="CODA+ is run as CoDA (local SGDA on the AUC min-max loss); K=8, eta=0.05, "
+             "q=8, b=8, m=32 (ours)")
+
+
 # --------------------------------------------------------------------------------------------
 # the momentum beta: Theorems 4.4 and 4.7 against their corollaries
 # --------------------------------------------------------------------------------------------
@@ -573,24 +610,10 @@ CLAIMS = [
                   "bounds, measured at m = 256 where the O(1/m) term (Theorem 4.1's, judged by "
                   "wu.thm4.1) is far below the gaps; the second-half average of the gap (at most "
                   "twice the full average, so the same order). "
-                  "The printed alpha reads 1/(6 S_F sqrt(T)) (our text extraction shows no N); "
-                  "sqrt(N/T)/(6 S_F) is the only alpha that gives the printed 12 S_F/(NT)^(1/2) "
-                  "first term, and the exponent in N exists only under it. With N = 16 the "
-                  "printed q = (T/N^3)^(1/4) rounds to 1 on the quick T grid, so the T exponent "
-                  "is measured without local steps there; the N sweep exercises q (7, 4, 2, 1)",
+                  + _ALPHA_Q_READING,
           depends_on=("wu.thm4.1",),
           check=Check(measure_rates_fcsg, judge_rates_sgd, _RATE_WRONG)),
-    Claim(id="wu.cor4.2.implied", paper="wu", location="Corollary 4.2 from Theorem 4.1",
-          statement="Corollary 4.2's bound ('we have ...') follows from Theorem 4.1 with "
-                    "alpha = sqrt(N/T)/(6 S_F) and q = (T/N^3)^(1/4).",
-          kind="constant",
-          predicted={IMPLIED_KEY: True},
-          reading="the corollary as an inequality: its printed right-hand side is at least the "
-                  "one the substitution gives, the [F0 - F*] term alone and the "
-                  "L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor4.2.constants is the other "
-                  "reading: each printed coefficient equal to its own term's substitution)",
-          notes="algebra on Theorem 4.1's printed bound (no dependency on wu.thm4.1)",
-          check=Check(measure_implied, _implied_judge("cor4.2"), flipped((IMPLIED_KEY,)))),
+    _implied_claim("4.2", "4.1", "alpha = sqrt(N/T)/(6 S_F) and q = (T/N^3)^(1/4)"),
     Claim(id="wu.cor4.2.constants", paper="wu", location="Corollary 4.2 from Theorem 4.1",
           statement="The coefficients of Corollary 4.2 (12 S_F [F0 - F*], L_f^2 L_g^2/6 and "
                     "19 L_f^2 L_g^2/9, over (NT)^(1/2)) are those of Theorem 4.1 with "
@@ -665,26 +688,13 @@ CLAIMS = [
           kind="rate", predicted={"T": -0.5, "N": -0.5},
           reading="the O(1/sqrt(NT)) part as exponents in T and in N (upper bounds), with "
                   "beta = 5 S_F alpha (Theorem 4.4's eta read as alpha), at m = 256. "
-                  "The printed alpha reads 1/(6 S_F sqrt(T)) (our text extraction shows no N); "
-                  "sqrt(N/T)/(6 S_F) is the only alpha that gives the printed 12 S_F/(NT)^(1/2) "
-                  "first term, and the exponent in N exists only under it. With N = 16 the "
-                  "printed q = (T/N^3)^(1/4) rounds to 1 on the quick T grid, so the T exponent "
-                  "is measured without local steps there; the N sweep exercises q (7, 4, 2, 1)",
+                  + _ALPHA_Q_READING,
           depends_on=("wu.thm4.4",),
           notes="does not depend on wu.thm4.4.beta: the run uses beta = 5 S_F alpha, the "
                 "reading wu.thm4.4.beta.step-alpha judges",
           check=Check(measure_rates_fcsg_m, judge_rates_sgd, _RATE_WRONG)),
-    Claim(id="wu.cor4.5.implied", paper="wu", location="Corollary 4.5 from Theorem 4.4",
-          statement="Corollary 4.5's bound ('we have ...') follows from Theorem 4.4 with "
-                    "alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4), beta = 5 S_F alpha, B = 1.",
-          kind="constant",
-          predicted={IMPLIED_KEY: True},
-          reading="the corollary as an inequality: its printed right-hand side is at least the "
-                  "one the substitution gives, the [F0 - F*] term alone and the "
-                  "L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor4.5.constants is the other "
-                  "reading: each printed coefficient equal to its own term's substitution)",
-          notes="algebra on Theorem 4.4's printed bound (no dependency on wu.thm4.4)",
-          check=Check(measure_implied, _implied_judge("cor4.5"), flipped((IMPLIED_KEY,)))),
+    _implied_claim("4.5", "4.4", "alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4), "
+                                 "beta = 5 S_F alpha, B = 1"),
     Claim(id="wu.cor4.5.constants", paper="wu", location="Corollary 4.5 from Theorem 4.4",
           statement="The coefficients of Corollary 4.5 (12 S_F [F0 - F*], 112/3, 48/5, 20/3 "
                     "times L_f^2 L_g^2 over (NT)^(1/2)) are those of Theorem 4.4 with "
@@ -1373,13 +1383,7 @@ COVERAGE_CLAIMS = [
                   "by seed at 95 %, the baselines' order included (the text claims only that "
                   "the FCSG family improves on them: wu.table2.improves); CoDA stands in for "
                   "CODA+; CIFAR-10 has no AUPRC experiment here",
-          check=experiment_check(
-              "fcsg-auprc-mnist", ("test_ap",),
-              {"": {"Acc-FCSG-M": "acc-fcsg-m", "FCSG-M": "fcsg-m", "FCSG": "fcsg",
-                    "CODA+": "coda+", "FedAvg": "fedavg"}},
-              "MNIST and CIFAR-10, model, clients, steps and budget not stated in the text",
-              note="CODA+ is run as CoDA (local SGDA on the AUC min-max loss); K=8, eta=0.05, "
-                   "q=8, b=8, m=32 (ours)")),
+          check=_table2_check()),
     Claim(id="wu.table2.improves", paper="wu", location="Section 5.3, Table 2 and its text",
           statement="'The results in Table 2 show that our algorithms could be used to solve the "
                     "online AUPRC maximization in FL and it largely improves the model's "
@@ -1391,13 +1395,7 @@ COVERAGE_CLAIMS = [
                   "baseline in final test AP, paired by seed at 95 % ('largely' has no "
                   "threshold and is not judged; the order within each group is the table's, "
                   "wu.table2.ordering); CIFAR-10 has no AUPRC experiment here",
-          check=experiment_check(
-              "fcsg-auprc-mnist", ("test_ap",),
-              {"": {"Acc-FCSG-M": "acc-fcsg-m", "FCSG-M": "fcsg-m", "FCSG": "fcsg",
-                    "CODA+": "coda+", "FedAvg": "fedavg"}},
-              "MNIST and CIFAR-10, model, clients, steps and budget not stated in the text",
-              note="CODA+ is run as CoDA (local SGDA on the AUC min-max loss); K=8, eta=0.05, "
-                   "q=8, b=8, m=32 (ours)")),
+          check=_table2_check()),
     Claim(id="wu.limitation.box-reading", paper="wu",
           location="Algorithm 1, lines 5-8, versus Section 6 Limitation",
           statement="Algorithm 1 (shared by FCSG and FCSG-M) averages u as well as x at every "

@@ -1539,6 +1539,10 @@ def _table1_best(updates=None) -> Measurement:
                                            "(fedcomp.theory.complexity.TABLE1)")
 
 
+_OPTIMAL_STATEMENT = ("DS-FedDRO achieves the optimal O(eps^-2) sample and O(eps^-1) "
+                      "communication complexity.")
+
+
 def measure_table1_best(profile, out_dir) -> Measurement:
     """:func:`_table1_best` over every row."""
     return _table1_best()
@@ -1561,8 +1565,7 @@ def judge_table1_best(predicted, m):
 CLAIMS += [
     Claim(id="khanduri.abstract.optimal", paper=PAPER,
           location="Abstract; Section 5 after Corollary 5.3",
-          statement="DS-FedDRO achieves the optimal O(eps^-2) sample and O(eps^-1) communication "
-                    "complexity.",
+          statement=_OPTIMAL_STATEMENT,
           kind="complexity",
           predicted={"best eps exponent of COMP. in Table 1": -2.0,
                      "best eps exponent of COMM. in Table 1": -1.0},
@@ -1578,8 +1581,7 @@ CLAIMS += [
                       each([("best eps exponent of COMM. in Table 1",)], lambda v: v - 0.5))),
     Claim(id="khanduri.abstract.optimal.sgd-type", paper=PAPER,
           location="Abstract; Section 5 after Corollary 5.3 ('best-known')",
-          statement="DS-FedDRO achieves the optimal O(eps^-2) sample and O(eps^-1) communication "
-                    "complexity.",
+          statement=_OPTIMAL_STATEMENT,
           kind="complexity",
           predicted={"best eps exponent of COMM. in Table 1": -1.0,
                      "best eps exponent of COMP. in Table 1": -2.0},

@@ -861,7 +861,8 @@ CLAIMS += [
                 "'-E[.] + Var(.)' acts on a random variable, not on a vector of expectations"),
     Claim(id="khanduri.sec2.hyperparameter", paper=PAPER,
           location="Section 2.1, Hyperparameter tuning",
-          statement="Meta-learning and hyperparameter optimisation can be written in CO form "
+          statement="Many meta-learning and hyperparameter optimisation problems can be written "
+                    "in CO form "
                     "min_lambda L_val(g(lambda)) with g(lambda) = argmin_w L_train(w, lambda) and "
                     "f = L_val.",
           kind="equivalence", predicted={"is a CO problem of form (2)": True},

@@ -258,3 +258,15 @@ def test_bad_points_and_constructor_round_trip():
     q = resolve(path)(**args)
     assert q.fingerprint() == p.fingerprint()
     assert q.structure == "minimax" and KM == q.kernels
+
+
+def test_roots_and_constants_refuse_degenerate_clients():
+    # a_k of opposite signs: abar = 0 and D = (1/2)(tanh(-0) - tanh(-1)) = 0.3808 is constant,
+    # with no root; grad Phi's coordinate is 0 everywhere (flat: 0 is returned)
+    p = LogCoshMinimax([1.0, -1.0], [0.0, 1.0])
+    with pytest.raises(ValueError, match="share one sign"):
+        p.client_product_root()
+    assert p.stationary_point() == pytest.approx([0.0])
+    assert p.client_product_gradient(np.array([0.7])) == pytest.approx([0.5 * math.tanh(1.0)])
+    with pytest.raises(ValueError, match="C_g = 0"):
+        LogCoshMinimax([0.0, 0.0], [0.0, 1.0]).zhang_constants()

@@ -364,6 +364,7 @@ THM1_PRINTED = ("Delta/(T*eta) + G_f*G_g*(sqrt(5)*H*tau*G_g*G_f*eta*sqrt(5)*G_f*
 # the proof's (34) supports (huang.thm1.constants.sum)
 THM1_SUM = THM1_PRINTED.replace("G_f*eta*sqrt(5)*G_f*sigma/sqrt(b_1)",
                                 "G_f*eta + sqrt(5)*G_f*sigma/sqrt(b_1)")
+assert THM1_SUM != THM1_PRINTED, "THM1_SUM: the printed product was not found in THM1_PRINTED"
 THM2_PRINTED = ("Delta/(T*eta) + G_f*G_g*(2*H*tau*eta*G_g*G_f + 2*G_g*sigma/sqrt(b) "
                 "+ 2*L_g*G_f*sigma/sqrt(b)) + L*tau*eta*G_g**2*G_f**2 + L*eta/2*G_f**2*G_g**2")
 

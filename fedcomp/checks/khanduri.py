@@ -261,7 +261,8 @@ def measure_fl_restatement(profile, out_dir) -> Measurement:
         expected = np.concatenate([np.full(s, 1.0 / (K * s) * (K * s / msum if rw else 1.0))
                                    for s in sizes])
         out[name] = {
-            "weights_match_1/(K m_k)": bool(np.allclose(q, expected, rtol=1e-14, atol=0)),
+            "weights_match_the_construction": bool(np.allclose(q, expected, rtol=1e-14,
+                                                               atol=0)),
             "fl_form_equals_reference_dro": bool(
                 abs(r["kl_fl_form"] - r["kl_dro_reference_q"]) < 1e-9
                 and abs(r["chi2_fl_corrected_form"] - r["chi2_dro_reference_q"]) < 1e-9),
@@ -288,14 +289,22 @@ def _judge_fl(equal_sizes: bool, reweighted: bool = False):
         if equal_sizes:
             derived = derived.subs(mk, mm / K)
         key = "weight of a sample of client k"
-        parts = [equal_verdict(key, sp.sstr(sp.simplify(derived)), predicted[key])]
         inst = v["instances"]["equal sizes (20, 20, 20)" if equal_sizes else
                               "sizes (5, 20, 75), g_k weighted by K m_k/m" if reweighted else
                               "sizes (5, 20, 75)"]
-        ok = inst["weights_match_1/(K m_k)"] and inst["fl_form_equals_reference_dro"]
+        ok = inst["weights_match_the_construction"] and inst["fl_form_equals_reference_dro"]
         if not ok:
             return CheckResult("inconclusive", predicted, inst, "the numerical confirmation of "
-                               "the derived weight failed (FL form != DRO with reference 1/(K m_k))")
+                               "the derived weight failed (the FL form is not the DRO with the "
+                               "construction's reference weights)")
+        # the statement itself: the FL objectives equal the DRO (3) values (uniform reference),
+        # which a per-sample weight of 1/m implies
+        same = bool(abs(inst["kl_fl_minus_uniform_dro"]) < 1e-9
+                    and abs(inst["chi2_fl_minus_uniform_dro"]) < 1e-9)
+        claimed = sp.simplify(parse_expression(str(predicted[key]), key) - 1 / mm) == 0
+        parts = [equal_verdict(key, sp.sstr(sp.simplify(derived)), predicted[key]),
+                 equal_verdict("FL form of (4) and (5) = the DRO (3) values (within 1e-9)",
+                               same, bool(claimed))]
         return _result(parts, predicted, {"derived weight": sp.sstr(derived), **inst},
                        f"FL form of (4)/(5) on client sizes "
                        f"{'(20, 20, 20)' if equal_sizes else '(5, 20, 75)'}"

@@ -18,7 +18,9 @@ Closed forms (abar = (1/K) sum_k a_k; the maximiser does not depend on x):
   (:meth:`LogCoshMinimax.client_product_gradient`);
 * D - grad Phi = (1/K) sum_k (a_k - abar) * (tanh(abar x - b_k) - mean_k' tanh(abar x - b_k')),
   the covariance of the inner Jacobians and the outer gradients across clients: zero when all
-  a_k are equal or all b_k are equal, nonzero otherwise (away from isolated points).
+  a_k are equal or all b_k are equal, nonzero in general (for K = 2 whenever a_1 != a_2 and
+  b_1 != b_2, away from isolated points; for K >= 3 it can vanish identically, e.g.
+  a = (1, 2, 3), b = (0, 1, 0)).
 
 For K = 2 and d = 1 both roots have closed forms: grad Phi = 0 at abar x* = (b_1 + b_2)/2 (tanh
 is odd); D = 0 where t = tanh(abar x_D - b_1) solves -a_1 c t^2 + (a_1 + a_2) t - a_2 c = 0 with
@@ -147,20 +149,24 @@ class LogCoshMinimax(Problem):
         self.kernel_module.client_product(self.data, self._check_x(x), out)
         return out
 
-    def _roots(self, weights) -> np.ndarray:
+    def _roots(self, weights, flat_ok: bool) -> np.ndarray:
         """Per coordinate i, the x_i with sum_k weights[k, i] tanh(abar_i x_i - b_{k,i}) = 0, for
         weights of one sign per coordinate (the sum is then monotone in abar_i x_i, its root in
-        [min_k b_{k,i}, max_k b_{k,i}]). A coordinate with abar_i = 0 has no root of its own
-        (grad Phi_i = 0 for every x_i): 0 is returned there."""
+        [min_k b_{k,i}, max_k b_{k,i}]). A coordinate with abar_i = 0 does not move the sum: with
+        `flat_ok` (grad Phi, whose coordinate i is then 0 for every x_i) 0 is returned there,
+        otherwise ValueError (D_i is then a nonzero constant or identically 0)."""
         x = np.zeros(self.dim)
         for i in range(self.dim):
-            if self.abar[i] == 0.0:
-                continue
             w, bi = weights[:, i], self.b[:, i]
             sign = 1.0 if np.all(w >= 0) else -1.0
             if np.any(sign * w < 0) or not np.any(w != 0):
                 raise ValueError(f"coordinate {i}: the weights a_k[{i}] must share one sign and "
                                  f"not all vanish for the root to be unique, got {w.tolist()}")
+            if self.abar[i] == 0.0:
+                if flat_ok:
+                    continue
+                raise ValueError(f"coordinate {i}: abar_{i} = 0, so this coordinate of the "
+                                 f"sum does not depend on x and has no isolated root")
             u = _monotone_root(lambda s: float(np.sum(sign * w * np.tanh(s - bi))),
                                float(bi.min()), float(bi.max()))
             x[i] = u / self.abar[i]
@@ -169,13 +175,13 @@ class LogCoshMinimax(Problem):
     def stationary_point(self) -> np.ndarray:
         """x* with grad Phi(x*) = 0 (Phi is convex in each abar_i x_i: the minimiser); for K = 2
         abar x* = (b_1 + b_2) / 2. Coordinates with abar_i = 0 are flat (0 returned)."""
-        return self._roots(np.ones_like(self.a))
+        return self._roots(np.ones_like(self.a), flat_ok=True)
 
     def client_product_root(self) -> np.ndarray:
         """x_D with D(x_D) = 0, the point LocalSCGDAM's exact dynamics approach (with h, y at
         their targets). Needs the a_{k,i} of each coordinate to share one sign (ValueError
         otherwise: D may then have several roots or none)."""
-        return self._roots(self.a)
+        return self._roots(self.a, flat_ok=False)
 
     # --- constants of Assumptions 1-4 --------------------------------------------------------
     def zhang_constants(self) -> dict:
@@ -189,6 +195,9 @@ class LogCoshMinimax(Problem):
         """
         d, s = self.dim, self.noise
         C_g = float(np.max(np.abs(self.a))) + s * math.sqrt(d)
+        if C_g == 0.0:
+            raise ValueError("a: every a_k is 0 and noise is 0, so C_g = 0, which Assumption 2 "
+                             "(C_g > 0) excludes; give some a_k != 0")
         C_f = math.sqrt(d * (1.0 + s * s))
         L_f = max(1.0, self.mu)
         L_g = 0.0

@@ -260,9 +260,9 @@ HETERO_PROBLEM = ("fedcomp.problems.minimax:LogCoshMinimax",
 #: Theorem 1's free constants alpha, beta_x, beta_y. gamma_x is bound by
 #: gamma_y mu^2 / (20 C_g^2 L_f^2) with gamma_y <= 1/(6 L_f) for any alpha, beta: at 20 both
 #: steps are already the largest any alpha, beta admit (heterogeneous_sweep checks it with
-#: prescribe), and alpha eta, beta eta < 1 for T >= 800 (K = 2)
+#: prescribe), and alpha eta, beta eta <= 1 for T >= 800 (K = 2)
 HETERO_FREE = {"alpha": 20.0, "beta_x": 20.0, "beta_y": 20.0}
-#: T grids (x0 = 0): below about 1e6 the average still falls from Phi's value at x0 while xbar
+#: T grids (x0 = 0): below about 1e6 the average still falls from ||grad Phi(x0)||^2 while xbar
 #: travels (the effective step gamma_x eta = 9.3e-4 sqrt(2/T) is small); from 1e6 on it rises
 #: towards ||grad Phi(x_D)||^2 (quick: about 3 s of runs; full: about 25 s)
 HETERO_PROFILES = {"quick": {"T": [10 ** 6 * 2 ** j for j in range(5)]},

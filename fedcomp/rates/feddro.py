@@ -275,8 +275,8 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
             "figures": figs,
             "detail": (f"feddro-literal with Theorem 4.3's orders (eta = 0.5 sqrt(K/T), "
                        f"beta = eta, not the theorem's beta = 4 B_g^4 L_f^2 eta; the literal "
-                       f"(8)'s bias delta/beta does not depend on the constant in beta = c eta) "
-                       f"at K={P['K0']}, "
+                       f"(8)'s bias delta/beta = -H ybar/c with beta = c eta does not depend on "
+                       f"eta for any c, and shrinks as 1/c) at K={P['K0']}, "
                        f"T in {P['Ts']}, {P['small_seeds']} seeds" + (f"; {div}" if div else ""))}
 
 

@@ -45,6 +45,10 @@ def problems():
         "maml": P.MAMLQuadratic.random(num_clients=3, dim=3, seed=1),
         "portfolio": P.MeanVariancePortfolio.synthetic(num_clients=3, assets=3,
                                                        samples_per_client=15, seed=1),
+        # numba only (no torch form): in the bounds-checked run, not in the backend comparison
+        "logcosh-minimax": P.LogCoshMinimax([[1.0, 0.5], [3.0, 1.5], [2.0, 1.0]],
+                                            [[0.0, 0.1], [2.0, -0.3], [1.0, 0.5]], mu=1.0,
+                                            noise=0.2),
     }
 
 

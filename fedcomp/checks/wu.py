@@ -1300,6 +1300,11 @@ COVERAGE_CLAIMS = [
                     "defines; Assumptions 3.1-3.2 define only S_f, S_g, L_f, L_g.",
           kind="constant", predicted={"S_F": "S_g*L_f + S_f*L_g**2"},
           reading="S_F read as the smoothness of F implied by Assumptions 3.1-3.2",
+          notes="the rate and bias-floor checks (wu.thm4.x, wu.cor4.x) read S_F as the "
+                "smoothness of F itself on their problem, 0.5 (fedcomp.rates.fcsg.S_F, an upper "
+                "bound of its Hessian); this formula, with L_g^2 = E||eta||^2 = d (sigma1^2 + "
+                "sigma2^2) and S_f = 1/4, gives about 10 times more there, which would shrink "
+                "the corollaries' steps by as much",
           not_checked="the paper gives no definition to check against; the formula is Lemma "
                       "3.5 of the FedDRO paper relabelled (B_f -> L_f, L_g -> S_g, B_g -> L_g, "
                       "L_f -> S_f), which khanduri.lem3.5 certifies on symbolic instances; "

@@ -5,7 +5,7 @@ import pytest
 
 from fedcomp.checks import get
 
-MINE = ["khanduri.thm4.1", "khanduri.eq4", "khanduri.eq5", "khanduri.sec2.fl",
+MINE = ["khanduri.thm4.1", "khanduri.rem2.1", "khanduri.eq4", "khanduri.eq5", "khanduri.sec2.fl",
         "khanduri.sec2.fl.equal-sizes", "khanduri.lem3.5", "khanduri.sec2.related",
         "khanduri.table1", "khanduri.fig1", "khanduri.fig2", "khanduri.fig3",
         "khanduri.fig3.iterations", "khanduri.fig4", "khanduri.fig4.iterations"] + [
@@ -58,6 +58,17 @@ def test_thm41_reproduced_with_the_case1_finding(run):
     assert r.verdict == "pass", r.detail
     assert "Case I also fails at I = 1" in r.detail
     assert get("khanduri.thm4.1").kind == "counterexample"
+
+
+def test_remark_2_1_from_the_case1_limit(run):
+    # gradient descent on (1/K) sum_k f(g_k) (Case I, I = 1) stops at x = 1 of the scalar
+    # instance, where ||grad Phi|| = 0.75 (exact), while Case II (gradient descent on (2))
+    # reaches its stationary point: the remark's 'cannot solve (2)' holds there
+    r = run("khanduri.rem2.1")
+    assert r.verdict == "pass", r.detail
+    assert "= 0.75" in r.detail
+    from fedcomp.checks.khanduri import REM21_KEY
+    assert run("khanduri.rem2.1", {REM21_KEY: True}).verdict == "fail"
 
 
 def test_eq4_holds_up_to_the_factor_lambda(run):

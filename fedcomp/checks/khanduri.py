@@ -308,8 +308,8 @@ def _judge_fl(equal_sizes: bool, reweighted: bool = False):
         return _result(parts, predicted, {"derived weight": sp.sstr(derived), **inst},
                        f"FL form of (4)/(5) on client sizes "
                        f"{'(20, 20, 20)' if equal_sizes else '(5, 20, 75)'}"
-                       f"{' with g_k weighted by K m_k/m' if reweighted else ''}: KL value minus DRO "
-                       f"(3) value {inst['kl_fl_minus_uniform_dro']:+.4f}, chi-square (corrected "
+                       f"{' with g_k weighted by K m_k/m' if reweighted else ''}: KL value minus "
+                       f"DRO (3) value {inst['kl_fl_minus_uniform_dro']:+.4f}, chi-square (corrected "
                        f"form) {inst['chi2_fl_minus_uniform_dro']:+.4f}; ")
     return judge
 
@@ -524,6 +524,31 @@ def _related_wrong(predicted):
 # =============================================================================================
 # declarations
 # =============================================================================================
+REM21_KEY = ("an algorithm for (1/K) sum_k f(g_k) reaches a stationary point of (2)")
+
+
+def judge_rem21(predicted, m: Measurement) -> CheckResult:
+    """Remark 2.1 on Theorem 4.1's scalar instance: vanilla FedAvg Case I at I = 1 (each client
+    composes its own g_k, x averaged every step) is gradient descent on (1/K) sum_k f(g_k), the
+    objective of Huang et al. (2021) and Gao et al. (2022); its eta -> 0 limit (exact, sympy)
+    is a stationary point of (2) iff ||grad Phi|| there is 0. Case II at I = 1 (y shared every
+    step) is the control: gradient descent on (2) itself."""
+    v = m.values["I=1 (informational)"]
+    case1 = [x for k, x in v.items() if "case1" in k]
+    case2 = [x for k, x in v.items() if "case2" in k]
+    if not case1 or not case2 or not all(x < 1e-12 for x in case2):
+        return CheckResult("inconclusive", predicted, v,
+                           f"the I = 1 limits are missing or the control (Case II, gradient "
+                           f"descent on (2)) does not reach a stationary point: {v}")
+    reaches = all(x < 1e-12 for x in case1)
+    r = equal_verdict(REM21_KEY, reaches, predicted[REM21_KEY])
+    return CheckResult(r.verdict, predicted, v,
+                       f"{r.reason}: on Theorem 4.1's scalar instance the eta -> 0 limit of "
+                       f"gradient descent on (1/K) sum_k f(g_k) (Case I, I = 1) has ||grad Phi|| "
+                       f"= {', '.join(f'{x:.3g}' for x in case1)}, where gradient descent on (2) "
+                       f"(Case II, I = 1) reaches {', '.join(f'{x:.3g}' for x in case2)}")
+
+
 _THM41 = Check(measure_thm41, judge_thm41,
                wrong=flipped(*[(k,) for k in THM41_KEYS.values()]))
 _EQ4 = Check(measure_eq4, judge_reformulation,
@@ -536,8 +561,8 @@ CLAIMS: list = [
     Claim(id="khanduri.thm4.1", paper=PAPER, location="Theorem 4.1",
           statement="There exist f and g_k satisfying Assumptions 3.2-3.4 and an initialization "
                     "such that, for a fixed number of local updates I > 1 and for any "
-                    "0 < eta^t < C_eta, t = 0..T-1, vanilla FedAvg (Algorithm 1, Case I and Case II, h = 0) "
-                    "does not converge to a stationary point of Phi.",
+                    "0 < eta^t < C_eta, t = 0..T-1, vanilla FedAvg (Algorithm 1, Case I and "
+                    "Case II, h = 0) does not converge to a stationary point of Phi.",
           kind="counterexample",
           predicted={THM41_KEYS["fedavg-case1"]: True, THM41_KEYS["fedavg-case2"]: True},
           reading="constant steps eta^t = eta (the limit point as eta -> 0 is also where "
@@ -549,6 +574,20 @@ CLAIMS: list = [
           check=_THM41,
           notes="finding: Case I fails even at I = 1 (its eta -> 0 limit minimises "
                 "mean_k f(g_k), not f(mean_k g_k)); 'I > 1' is needed only for Case II"),
+    Claim(id="khanduri.rem2.1", paper=PAPER, location="Remark 2.1",
+          statement="Huang et al. (2021) and Gao et al. (2022) consider the objective "
+                    "1/K sum_k f_k(g_k(.)), with the compositional function local to each "
+                    "agent; this implies that the algorithms developed there cannot solve "
+                    "problem (2).",
+          kind="counterexample",
+          predicted={REM21_KEY: False},
+          reading="'cannot solve (2)' read as: an algorithm whose fixed points are the stationary "
+                  "points of (1/K) sum_k f(g_k) stops where grad Phi of (2) is not 0, measured "
+                  "with exact gradient descent on (1/K) sum_k f(g_k) (vanilla FedAvg Case I at "
+                  "I = 1) on Theorem 4.1's scalar instance; ComFedL and Local-SCGDM themselves "
+                  "are not run on (2) (fedcomp runs ComFedL on its own problems)",
+          depends_on=(),
+          check=Check(measure_thm41, judge_rem21, wrong=flipped((REM21_KEY,)))),
     Claim(id="khanduri.eq4", paper=PAPER, location="Section 2.1, (3)-(4)",
           statement="The KL-regularised DRO (3), max over the simplex of sum p_i l_i - lambda "
                     "sum p_i log(m p_i), has the equivalent CO reformulation (4) "

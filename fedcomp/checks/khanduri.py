@@ -574,6 +574,21 @@ CLAIMS: list = [
           check=_THM41,
           notes="finding: Case I fails even at I = 1 (its eta -> 0 limit minimises "
                 "mean_k f(g_k), not f(mean_k g_k)); 'I > 1' is needed only for Case II"),
+    Claim(id="khanduri.sec4.1.others-fail", paper=PAPER,
+          location="Section 4.1, after Theorem 4.1",
+          statement="An important consequence of Theorem 4.1 is that under Assumptions 3.2-3.4 "
+                    "the algorithms proposed in Huang et al. (2023), Gao (2024), Yang et al. "
+                    "(2024) and Li et al. (2024) for solving federated CO (or bilevel) problems "
+                    "would fail to converge.",
+          kind="counterexample",
+          predicted={"FedMBO, Fed-DR-SCGD, SimFBO, FedBiOAcc converge under 3.2-3.4": False},
+          not_checked="needs the four algorithms (FedMBO, Fed-DR-SCGD, SimFBO, FedBiOAcc), whose "
+                      "papers are not in shared/papers, so their updates cannot be transcribed "
+                      "faithfully here, and a run of each on Theorem 4.1's instance; the paper's "
+                      "own Table 1 lists convergence complexities for the same four (under their "
+                      "own assumptions: khanduri.table1.fedmbo, .fed-dr-scgd, .simfbo, "
+                      ".fedbioacc, not checked), so the two statements differ in assumptions, "
+                      "which the text does not say"),
     Claim(id="khanduri.rem2.1", paper=PAPER, location="Remark 2.1",
           statement="Huang et al. (2021) and Gao et al. (2022) consider the objective "
                     "1/K sum_k f_k(g_k(.)), with the compositional function local to each "

@@ -839,7 +839,10 @@ CLAIMS = [
                                   "sends more floats in total"),
                       flipped(("FCSG-M",)))),
     Claim(id="wu.lowerbound", paper="wu",
-          location="Section 1 (contribution 3), Section 4.3 and Table 1",
+          location="Section 1 (contribution 3), Section 4.3, Table 1 and Section 6 "
+                   "(conclusion: 'optimal for the nonconvex smooth federated conditional "
+                   "stochastic optimization problems as it matches the best possible complexity "
+                   "result achieved by the single-machine method')",
           statement="In the single-machine setting the lower bound of the sample complexity of "
                     "general nonconvex conditional stochastic optimization is O(eps'^-5) "
                     "(printed O(.) for a lower bound, i.e. Omega(eps'^-5)) "

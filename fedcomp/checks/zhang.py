@@ -27,6 +27,7 @@ from fedcomp.checks.predict import (
     shifted,
     steeper,
 )
+from fedcomp.rates.auc import HETERO_FREE, HYPER, hetero_instance_text
 from fedcomp.rates.measure import diverged_text
 from fedcomp.rates.verdict import (
     SGD_FLOOR,
@@ -261,9 +262,9 @@ def _theorem_rounds():
     and a K grid at T = 2^64 (p >= 1 needs K <= T^(1/3)). Remark 1's order is asymptotic ("for
     sufficiently large T"): the grids keep p >= 362, where rounding p to an integer moves the
     rounds by under 0.2 %."""
-    from fedcomp.rates.auc import problem
+    from fedcomp.rates.auc import theorem1_constants
     from fedcomp.theory.schedules import schedule
-    c = problem(4).auc_constants(radius_u=10.0, radius_alpha=10.0)
+    c = theorem1_constants(4)
     Ts = [4 ** k for k in range(10, 31)]
     rT = [T // schedule("localscgdam", c, T=T, K=4, strict=False)["local_steps"] for T in Ts]
     Ks = [2 ** j for j in range(11)]
@@ -272,30 +273,12 @@ def _theorem_rounds():
     return {"T": Ts, "rounds_T": rT, "K": Ks, "T_K": T0, "rounds_K": rK}
 
 
-def _deterministic_fit(x, y):
-    """Least-squares slope of log y on log x for deterministic values (no seeds): the interval
-    is the regression's (Student t, n - 2 degrees of freedom), i.e. the lack of fit alone (here
-    the rounding of p)."""
-    from scipy import stats
-
-    from fedcomp.rates.fit import ExponentFit
-    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    reg = stats.linregress(lx, ly)
-    half = float(stats.t.ppf(0.975, len(lx) - 2) * reg.stderr)
-    lo, hi = reg.slope - half, reg.slope + half
-    return ExponentFit(slope=float(reg.slope), intercept=float(reg.intercept), low=lo, high=hi,
-                       boot_low=lo, boot_high=hi, reg_low=lo, reg_high=hi,
-                       stderr=float(reg.stderr), r2=float(reg.rvalue ** 2), n_points=len(lx),
-                       n_seeds=1, x=list(map(float, x)), y_mean=list(map(float, y)), y_low=[],
-                       y_high=[])
-
-
 def measure_thm1(profile, out_dir) -> Measurement:
     """LocalSCGDAM on the AUC min-max (:func:`fedcomp.rates.auc.thm1_sweep`): the fitted slopes
     of (1/T) sum_t ||grad Phi(xbar_t)||^2 in T (K = 4) and in K (fixed T), and the rounds of
     Theorem 1's prescribed schedule over wide T and K grids, with their fitted slopes."""
     from fedcomp.rates.auc import thm1_sweep
-    from fedcomp.rates.fit import fit_exponent, upper_half
+    from fedcomp.rates.fit import fit_deterministic, fit_exponent, upper_half
     from fedcomp.rates.verdict import regime
     sw = thm1_sweep(profile, out_dir)
     fT = fit_exponent(sw["T"], sw["values_T"])
@@ -303,8 +286,8 @@ def measure_thm1(profile, out_dir) -> Measurement:
     fK = fit_exponent(sw["K"], sw["values_K"])
     rounds = _theorem_rounds()
     outside = _thm1_hyper_outside(sw["hyper"])
-    frT = _deterministic_fit(rounds["T"], rounds["rounds_T"])
-    frK = _deterministic_fit(rounds["K"], rounds["rounds_K"])
+    frT = fit_deterministic(rounds["T"], rounds["rounds_T"])   # the interval: p's rounding
+    frK = fit_deterministic(rounds["K"], rounds["rounds_K"])
     ledger_ok = all(all(r == run["T"] // run["p"] for r in run["rounds"]) for run in sw["runs"])
     values = {"fit_T": fT.to_dict(), "fit_T_upper_half": uT.to_dict() if uT else None,
               "fit_K": fK.to_dict(), "fit_rounds_T": frT.to_dict(),
@@ -335,9 +318,9 @@ def _thm1_hyper_outside(hyper: dict) -> dict:
     """The largest gamma_x, gamma_y Theorem 1 admits on the zhang.thm1 problem (constants of
     ``auc_constants(radius_u=10, radius_alpha=10)``, at the runs' alpha, beta_x, beta_y;
     :func:`fedcomp.theory.schedules.prescribe`) and the factors by which the runs' exceed them."""
-    from fedcomp.rates.auc import K_DEFAULT, problem
+    from fedcomp.rates.auc import K_DEFAULT, theorem1_constants
     from fedcomp.theory.schedules import prescribe
-    c = problem(K_DEFAULT).auc_constants(radius_u=10.0, radius_alpha=10.0)
+    c = theorem1_constants(K_DEFAULT)
     sc = prescribe("localscgdam", c, T=10 ** 6, K=K_DEFAULT,
                    **{k: hyper[k] for k in ("alpha", "beta_x", "beta_y")})
     gx, gy = sc.kwargs["gamma_x"], sc.kwargs["gamma_y"]
@@ -371,17 +354,19 @@ def measure_thm1_heterogeneous(profile, out_dir) -> Measurement:
     """Theorem 1 + Remark 1 on :class:`fedcomp.problems.LogCoshMinimax` (a = (1, 3), b = (0, 2),
     mu = 1, K = 2; :func:`fedcomp.rates.auc.heterogeneous_sweep`): the slope of
     (1/T) sum_t ||grad Phi(xbar_t)||^2 in T with Theorem 1's admissible constants and Remark 1's
-    schedule, fitted as zhang.thm1 fits deterministic values (:func:`_deterministic_fit`: exact
-    oracles, one run per T), on the whole grid and on its upper half where it has four points."""
-    from fedcomp.rates.auc import heterogeneous_sweep
+    schedule, fitted as zhang.thm1 fits deterministic values
+    (:func:`fedcomp.rates.fit.fit_deterministic`: exact oracles, one run per T), on the whole
+    grid and on its upper half (:func:`fedcomp.rates.fit.upper_half_start`)."""
+    from fedcomp.rates.auc import RECORDS, heterogeneous_sweep
+    from fedcomp.rates.fit import fit_deterministic, upper_half_start
     from fedcomp.rates.verdict import regime
     sw = heterogeneous_sweep(profile, out_dir)
     T, vals = np.asarray(sw["T"], float), np.asarray(sw["values"], float)
     ok = np.isfinite(vals)
-    fit = _deterministic_fit(T[ok], vals[ok]) if ok.sum() >= 3 else None
-    half = len(T) // 2       # the upper half, as fedcomp.rates.fit.upper_half takes it
-    up = (_deterministic_fit(T[half:], vals[half:])
-          if len(T) - half >= 4 and ok[half:].all() else None)
+    fit = fit_deterministic(T[ok], vals[ok]) if ok.sum() >= 3 else None
+    half = upper_half_start(len(T))
+    up = (fit_deterministic(T[half:], vals[half:])
+          if half is not None and ok[half:].all() else None)
     cf, hy, runs = sw["closed_form"], sw["hyper"], sw["runs"]
     values = {"fit_T": fit.to_dict() if fit else None,
               "fit_T_upper_half": up.to_dict() if up else None,
@@ -391,8 +376,8 @@ def measure_thm1_heterogeneous(profile, out_dir) -> Measurement:
     c = sw["constants"]
     fmt = lambda xs: "[" + ", ".join(f"{v:.4g}" for v in xs) + "]"  # noqa: E731
     detail = (
-        f"LogCoshMinimax g_k(x) = a_k x, f_k(z, y) = log cosh(z - b_k) - (mu/2) y^2, a = (1, 3), "
-        f"b = (0, 2), mu = 1, K = {sw['K']}, exact oracles, x0 = 0, y0 = 0; Assumptions 1-4 "
+        f"LogCoshMinimax g_k(x) = a_k x, f_k(z, y) = log cosh(z - b_k) - (mu/2) y^2, "
+        f"{hetero_instance_text()}, K = {sw['K']}, exact oracles, x0 = 0, y0 = 0; Assumptions 1-4 "
         f"globally with C_g = {c['C_g']:g}, C_f = {c['C_f']:g}, L_f = {c['L_f']:g}, L_g = "
         f"{c['L_g']:g}, mu = {c['mu']:g} (L_Phi = {c['L_phi_lemma2']:g}); Theorem 1's constants "
         f"from fedcomp.theory.schedules.prescribe: gamma_x = {hy['gamma_x']:.4g}, gamma_y = "
@@ -403,7 +388,8 @@ def measure_thm1_heterogeneous(profile, out_dir) -> Measurement:
         f"against Theorem 1's cap {fmt(r['cap'] for r in runs)} (eta <= cap and every condition "
         f"of Theorem 1 holds at every T: {all(r['valid'] and r['eta'] <= r['cap'] for r in runs)};"
         f" eta uncapped: {all(r['uncapped'] for r in runs)}), p = {[r['p'] for r in runs]}; "
-        f"(1/T) sum_t ||grad Phi(xbar_t)||^2 (256 records per run) = {fmt(sw['values'])}, final "
+        f"(1/T) sum_t ||grad Phi(xbar_t)||^2 ({RECORDS} records per run) = "
+        f"{fmt(sw['values'])}, final "
         f"xbar = {fmt(r['final_x_bar'][0] for r in runs)}; closed forms: x* = "
         f"{cf['x_star'][0]:.5g} (grad Phi = 0), D(x*) = {cf['D_at_x_star'][0]:.4g}, x_D = "
         f"{cf['x_D'][0]:.5g} (D = 0), ||grad Phi(x_D)||^2 = {cf['grad_phi_sq_at_x_D']:.4g}, "
@@ -635,12 +621,12 @@ def measure_conditions(profile, out_dir) -> Measurement:
     and whether Remark 1's eta = sqrt(K/T) is used uncapped."""
     import sympy as sp
 
-    from fedcomp.rates.auc import problem
+    from fedcomp.rates.auc import theorem1_constants
     from fedcomp.theory.schedules import prescribe
     T, K, ce, cp = sp.symbols("T K c_eta c_p", positive=True)
     p2eta = sp.simplify((cp * T ** sp.Rational(1, 4) / K ** sp.Rational(3, 4)) ** 2
                         * ce * sp.sqrt(K / T))
-    c = problem(4).auc_constants(radius_u=10.0, radius_alpha=10.0)
+    c = theorem1_constants(4)
     rows = []
     for Tn in [10 ** k for k in range(3, 9)]:
         sc = prescribe("localscgdam", c, T=Tn, K=4)
@@ -959,8 +945,9 @@ CLAIMS = [
           kind="rate",
           predicted={"rate": {"T": -0.5, "K": -0.5}, "rounds": {"T": 0.75, "K": 0.75}},
           reading="rate: an upper bound in T (K = 4) and in K (fixed T) on the AUC min-max with "
-                  "Remark 1's orders at our constants (gamma_x = 1, gamma_y = 4, alpha = beta_x "
-                  "= beta_y = 8), which exceed Theorem 1's admissible gamma_x and gamma_y on "
+                  f"Remark 1's orders at our constants (gamma_x = {HYPER['gamma_x']:g}, gamma_y "
+                  f"= {HYPER['gamma_y']:g}, alpha = beta_x = beta_y = {HYPER['alpha']:g}), which "
+                  "exceed Theorem 1's admissible gamma_x and gamma_y on "
                   "this problem (the detail gives the factors, computed with "
                   "fedcomp.theory.schedules.prescribe), so a verdict here judges Remark 1's "
                   "orders outside Theorem 1's conditions, on an AUC instance whose root of the "
@@ -985,12 +972,12 @@ CLAIMS = [
           kind="rate",
           predicted={"rate": {"T": -0.5}},
           reading="an upper bound in T (K = 2) on fedcomp.problems.LogCoshMinimax, g_k(x) = a_k "
-                  "x, f_k(z, y) = log cosh(z - b_k) - (mu/2) y^2 with a = (1, 3), b = (0, 2), "
-                  "mu = 1: Assumptions 1-4 hold globally (C_f = 1, L_f = 1, C_g = 3, g linear, "
+                  f"x, f_k(z, y) = log cosh(z - b_k) - (mu/2) y^2 with {hetero_instance_text()}"
+                  ": Assumptions 1-4 hold globally (C_f = 1, L_f = 1, C_g = 3, g linear, "
                   "mu = 1; exact oracles, so every variance bound holds), and both the inner "
                   "Jacobians and the outer gradients differ across clients; Theorem 1's largest "
                   "admissible gamma_x, gamma_y from fedcomp.theory.schedules.prescribe (alpha = "
-                  "beta_x = beta_y = 20), Remark 1's eta = sqrt(K/T) and p = round(T^(1/4)/"
+                  f"beta_x = beta_y = {HETERO_FREE['alpha']:g}), Remark 1's eta = sqrt(K/T) and p = round(T^(1/4)/"
                   "K^(3/4)) (c_eta = c_I = 1; eta below Theorem 1's cap at every T), x0 = 0, "
                   "y0 = 0; one exact run per T, fitted as zhang.thm1 fits deterministic values. "
                   "'Sufficiently large T': the exact dynamics approach x_D, the root of the "
@@ -1007,7 +994,8 @@ CLAIMS = [
                 "rather than 0 (fedcomp.localscgdam-bias; zhang.thm1's AUC instance hides it). "
                 "By this mechanism the printed prediction is expected to be false here, so its "
                 "wrong predictions are itself and a steeper exponent (the verdict is the "
-                "measurement's). Found on re-reading the paper against fedcomp.localscgdam-bias (28 November 2026)"),
+                "measurement's). Found on re-reading the paper against "
+                "fedcomp.localscgdam-bias (28 November 2026)"),
     Claim(id="zhang.rem1", paper="zhang", location="Remark 1 (complexities)",
           statement="For (1/T) sum_t E||grad Phi||^2 <= eps'^2 set eta = O(K eps'^2) and "
                     "p = O(1/(K eps')): sample complexity O(1/(K eps'^4)) per device, "

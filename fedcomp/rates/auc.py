@@ -60,6 +60,13 @@ def problem(num_clients: int = K_DEFAULT, seed: int = 0):
                                 batch_size=8, seed=seed)
 
 
+def theorem1_constants(num_clients: int = K_DEFAULT) -> dict:
+    """The constants of Theorem 1's conditions on the sweep's problem: its
+    ``auc_constants`` on ||u|| <= 10, |alpha| <= 10 (one home for the zhang.thm1 checks'
+    schedules)."""
+    return problem(num_clients).auc_constants(radius_u=10.0, radius_alpha=10.0)
+
+
 def schedule(T: int, K: int) -> tuple[float, int]:
     """Remark 1's orders with the sweep's constants: eta = ETA_C sqrt(K/T),
     p = max(1, round(T^(1/4) / K^(3/4)))."""
@@ -82,6 +89,16 @@ def identical_clients(num_clients: int = K_DEFAULT, kind: str = "client0"):
                       batch_size=prob.batch_size)
 
 
+#: records per run of Theorem 1's average (:func:`theorem1_average`)
+RECORDS = 256
+
+
+def theorem1_average(r) -> float:
+    """Theorem 1's (1/T) sum_t ||grad Phi(xbar_t)||^2 of one run, as the Riemann sum over its
+    evenly spaced records t >= 1; NaN for a diverged run."""
+    return math.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
+
+
 def run_point(prob, T: int, K: int, seeds: int):
     """`prob`: (constructor path, arguments) of the problem. Per seed: the mean of
     ||grad Phi(xbar_t)||^2 over the recorded t in [1, T] (256 evenly spaced records: a Riemann
@@ -90,9 +107,8 @@ def run_point(prob, T: int, K: int, seeds: int):
     from fedcomp.runner.results import run_many
     eta, p = schedule(T, K)
     batch = run_many(*prob, "localscgdam", seeds=range(seeds), iterations=T, eta=eta,
-                     local_steps=p, record_every=max(1, T // 256), **HYPER)
-    vals = np.array([np.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
-                     for r in batch.runs])
+                     local_steps=p, record_every=max(1, T // RECORDS), **HYPER)
+    vals = np.array([theorem1_average(r) for r in batch.runs])
     rounds = np.array([r.rounds for r in batch.runs])
     return vals, rounds, eta, p, diverged_runs(batch.runs, T=T, K=K)
 
@@ -269,6 +285,16 @@ HETERO_PROFILES = {"quick": {"T": [10 ** 6 * 2 ** j for j in range(5)]},
                    "full": {"T": [10 ** 6 * 2 ** j for j in range(8)]}}
 
 
+def hetero_instance_text() -> str:
+    """The counterexample's instance as the claim's texts name it ("a = (1, 3), b = (0, 2),
+    mu = 1"; one coordinate per client, d = 1)."""
+    args = HETERO_PROBLEM[1]
+
+    def vec(rows):
+        return "(" + ", ".join(f"{r[0]:g}" for r in rows) + ")"
+    return f"a = {vec(args['a'])}, b = {vec(args['b'])}, mu = {args['mu']:g}"
+
+
 def _hetero_profile(profile: str) -> dict:
     if profile not in HETERO_PROFILES:
         raise ValueError(f"profile must be one of {sorted(HETERO_PROFILES)}, got {profile!r}")
@@ -334,8 +360,8 @@ def heterogeneous_sweep(profile: str, out_dir) -> dict:
         kw = dict(sc.kwargs)
         eta, p = kw.pop("eta"), kw.pop("local_steps")
         r = run(path, args, "localscgdam", iterations=T, eta=eta, local_steps=p,
-                stochastic=False, record_every=max(1, T // 256), **kw)
-        v = math.nan if r.diverged else float(np.mean(r.grad_norm_sq[1:]))
+                stochastic=False, record_every=max(1, T // RECORDS), **kw)
+        v = theorem1_average(r)
         diverged += diverged_runs([r], T=T, K=K)
         values.append(v)
         row.update({"mean_grad_norm_sq": None if math.isnan(v) else v,

@@ -276,14 +276,34 @@ def crossing(x, y, level: float) -> float:
     return math.nan
 
 
+def upper_half_start(n: int, min_points: int = 4) -> int | None:
+    """Where a grid of `n` points has its upper half, ``n // 2`` (the end of the grid an O(x^p)
+    bound speaks of), or None when that half has fewer than `min_points` points (a shorter grid
+    has no upper half that could decide)."""
+    half = n // 2
+    return None if n - half < min_points else half
+
+
 def upper_half(x, values, min_points: int = 4, **kw) -> ExponentFit | None:
-    """The fit (:func:`fit_exponent`) of the grid's upper half alone, the points from
-    ``len(x) // 2`` on: the end of the grid an O(x^p) bound speaks of, for
-    :func:`fedcomp.rates.verdict.tail_checked_verdict`. None when that half has fewer than
-    `min_points` points (a shorter grid has no upper half that could decide)."""
+    """The fit (:func:`fit_exponent`) of the grid's upper half alone (:func:`upper_half_start`),
+    for :func:`fedcomp.rates.verdict.tail_checked_verdict`; None without one."""
     x = np.asarray(x, dtype=float)
     values = np.asarray(values, dtype=float)
-    half = len(x) // 2
-    if len(x) - half < min_points:
+    half = upper_half_start(len(x), min_points)
+    if half is None:
         return None
     return fit_exponent(x[half:], values[:, half:], **kw)
+
+
+def fit_deterministic(x, y) -> ExponentFit:
+    """Least-squares slope of log y on log x for deterministic values (no seeds): the interval
+    is the regression's (Student t, n - 2 degrees of freedom), i.e. the lack of fit alone."""
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    reg = stats.linregress(lx, ly)
+    half = float(stats.t.ppf(0.975, len(lx) - 2) * reg.stderr)
+    lo, hi = reg.slope - half, reg.slope + half
+    return ExponentFit(slope=float(reg.slope), intercept=float(reg.intercept), low=lo, high=hi,
+                       boot_low=lo, boot_high=hi, reg_low=lo, reg_high=hi,
+                       stderr=float(reg.stderr), r2=float(reg.rvalue ** 2), n_points=len(lx),
+                       n_seeds=1, x=list(map(float, x)), y_mean=list(map(float, y)), y_low=[],
+                       y_high=[])

@@ -400,6 +400,10 @@ def table1_comparison() -> list[dict]:
     return out
 
 
+#: the key of the corollaries' term in [F0 - F*] (:func:`corollary_constants`)
+FIRST_TERM = "first (x [F0 - F*])"
+
+
 @functools.lru_cache(maxsize=None)
 def corollary_constants() -> dict:
     """Re-derive the constants of Wu et al. Corollaries 4.2, 4.5 and 4.8 from Theorems 4.1, 4.4
@@ -411,23 +415,23 @@ def corollary_constants() -> dict:
     alpha = sp.sqrt(N / T) / (6 * SF)
     q = (T / N ** 3) ** sp.Rational(1, 4)
     unit = 1 / sp.sqrt(N * T)
-    c42 = {"first (x [F0 - F*])": sp.simplify(2 / (alpha * T) / unit),
+    c42 = {FIRST_TERM: sp.simplify(2 / (alpha * T) / unit),
            "2 alpha S_F L^2/N": sp.simplify(2 * alpha * SF / N / unit),
            "42 q^2 alpha^2 S_F^2 L^2 (upper bound of 42(q-1)q)": sp.simplify(
                42 * q ** 2 * alpha ** 2 * SF ** 2 / unit)}
-    p42 = {"first (x [F0 - F*])": 12 * SF, "2 alpha S_F L^2/N": sp.Rational(1, 6),
+    p42 = {FIRST_TERM: 12 * SF, "2 alpha S_F L^2/N": sp.Rational(1, 6),
            "42 q^2 alpha^2 S_F^2 L^2 (upper bound of 42(q-1)q)": sp.Rational(19, 9)}
     # Corollary 4.5 (FCSG-M): same alpha and q, beta = 5 S_F alpha (Theorem 4.4, read with
     # alpha for the undefined eta), B = 1
     beta45 = 5 * SF * alpha
     Nn = N
-    c45 = {"first (x [F0 - F*])": sp.simplify(2 / (alpha * T) / unit),
+    c45 = {FIRST_TERM: sp.simplify(2 / (alpha * T) / unit),
            "(96 S_F^2/5) q^2 alpha^2 [(1 + 1/N) + 3] L^2 (at N = 1, its largest)": sp.simplify(
                (sp.Rational(96, 5) * SF ** 2 * q ** 2 * alpha ** 2 * (4 + 1 / Nn)).subs(N, 1)
                / unit.subs(N, 1)),
            "8 L^2/(beta B T)": sp.simplify(8 / (beta45 * T) / unit),
            "8 beta L^2/N": sp.simplify(8 * beta45 / N / unit)}
-    p45 = {"first (x [F0 - F*])": 12 * SF,
+    p45 = {FIRST_TERM: 12 * SF,
            "(96 S_F^2/5) q^2 alpha^2 [(1 + 1/N) + 3] L^2 (at N = 1, its largest)":
                sp.Rational(112, 3),
            "8 L^2/(beta B T)": sp.Rational(48, 5), "8 beta L^2/N": sp.Rational(20, 3)}
@@ -439,11 +443,11 @@ def corollary_constants() -> dict:
     beta = c * a8 ** 2
     B = T ** sp.Rational(1, 3) / N ** sp.Rational(2, 3)
     u8 = (N * T) ** sp.Rational(-2, 3)
-    c48 = {"first (x [F0 - F*])": sp.simplify(2 / (T * a8) / u8),
+    c48 = {FIRST_TERM: sp.simplify(2 / (T * a8) / u8),
            "3 L^2/(beta B N T)": sp.simplify(3 / (beta * B * N * T) / u8),
            "13 L^2 c^2 alpha^2/(6 S_F^2)": sp.simplify(13 * c ** 2 * a8 ** 2 / (6 * SF ** 2) / u8),
            "6 beta L^2/(N b)": sp.simplify(6 * beta / (N * bb) / u8)}
-    p48 = {"first (x [F0 - F*])": 24 * SF, "3 L^2/(beta B N T)": sp.Rational(72, 5) * bb,
+    p48 = {FIRST_TERM: 24 * SF, "3 L^2/(beta B N T)": sp.Rational(72, 5) * bb,
            "13 L^2 c^2 alpha^2/(6 S_F^2)": sp.Rational(325, 24) / bb ** 2,
            "6 beta L^2/(N b)": sp.Rational(5, 4) / bb ** 2}
     beta_thm = 5 * SF * a8  # Theorem 4.7 as printed
@@ -463,9 +467,6 @@ def corollary_constants() -> dict:
         "beta": str(beta_thm), "term 6 beta L^2/(N b)": str(with_thm_beta),
         "order_in_NT": "(NT)^(-1/3)", "consistent_with_cor4.8": False}
     return out
-
-
-FIRST_TERM = "first (x [F0 - F*])"
 
 
 def corollary_implied(name: str) -> dict:

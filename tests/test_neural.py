@@ -430,15 +430,21 @@ def test_constructions():
         D.dominant_class_split(labels, 5, -0.1, 50, rng)
 
 
-def test_cifar_loader_on_tiny_batches(tmp_path):
-    rng = np.random.default_rng(0)
-    root = tmp_path / "cifar-10-batches-py"
-    root.mkdir()
-    for name, n in [(f"data_batch_{i}", 6) for i in range(1, 6)] + [("test_batch", 4)]:
+def _write_cifar10(folder, per_batch, test, rng, labels=None):
+    """CIFAR-10's python format (cifar-10-batches-py: data_batch_1..5 and test_batch, pickled
+    dicts of uint8 rows and labels) with random images, in ``folder``."""
+    root = folder / "cifar-10-batches-py"
+    root.mkdir(parents=True)
+    for name, n in [(f"data_batch_{i}", per_batch) for i in range(1, 6)] + [("test_batch", test)]:
         d = {b"data": rng.integers(0, 256, (n, 3072), dtype=np.uint8),
-             b"labels": list(rng.integers(0, 10, n))}
+             b"labels": list(rng.integers(0, 10, n) if labels is None else labels(n))}
         with open(root / name, "wb") as fh:
             pickle.dump(d, fh)
+
+
+def test_cifar_loader_on_tiny_batches(tmp_path):
+    rng = np.random.default_rng(0)
+    _write_cifar10(tmp_path, 6, 4, rng)
     (xtr, ytr), (xte, yte) = D.load_cifar(tmp_path, 10)
     assert xtr.shape == (30, 3, 32, 32) and xte.shape == (4, 3, 32, 32)
     assert ytr.shape == (30,) and np.abs(xtr.mean(axis=(0, 2, 3))).max() < 1e-5
@@ -453,6 +459,42 @@ def test_cifar_loader_on_tiny_batches(tmp_path):
     assert xtr.shape == (8, 3, 32, 32)
     with pytest.raises(D.DataNotFound, match="CIFAR-10"):
         D.load_cifar(tmp_path / "missing", 10)
+
+
+def test_a_cifar_claim_is_judged_where_the_data_are(monkeypatch, tmp_path):
+    """khanduri.fig1 end to end where a user has CIFAR-10 (here: tiny random batches in its
+    format, not the data set): `fedcomp neural run feddro-cifar10-st --data-dir DIR` on the real
+    loader (not --smoke) stores every arm and seed, and the check then judges the stored runs
+    instead of asking for them: every pair of arms paired by seed, the budget and the paper's
+    named, and a figure with finite data and labelled axes. Random images teach nothing in one
+    iteration, so every arm ties at chance and the claim cannot pass."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from fedcomp.checks import get
+    from fedcomp.neural import experiments as E
+    name = "feddro-cifar10-st"
+    _write_cifar10(tmp_path / "data", 20, 20, np.random.default_rng(0),
+                   labels=lambda n: np.arange(n) % 10)
+    E.run_experiment(name, device="cpu", out=tmp_path / "runs" / name, iterations=1, seeds=2,
+                     data_dir=tmp_path / "data", progress=False, command="the test")
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "runs"))
+    claim = get("khanduri.fig1")
+    m = claim.check.measure("quick", tmp_path / "fig")
+    r = claim.judge(m)
+    assert r.verdict == "inconclusive", r.detail
+    assert "--data-dir DIR" not in r.detail and "the interval contains 0" in r.detail
+    for pair in ("DS-FedDRO > FedDRO", "FedDRO > MBSGD", "FedDRO > FedAvg (Case II)"):
+        assert pair in r.detail
+    assert "budget: 1 iterations per arm, seeds [0, 1]" in r.detail and "ResNet20" in r.detail
+    figs = list(m.figures)
+    assert len(figs) == 1
+    fig = figs[0].draw()
+    for ax in fig.axes:
+        assert ax.get_xlabel() and ax.get_ylabel()
+        for line in ax.get_lines():
+            assert np.all(np.isfinite(np.asarray(line.get_ydata(), dtype=float)))
+    assert {line.get_label() for ax in fig.axes for line in ax.get_lines()} >= {
+        "FedDRO", "DS-FedDRO", "MBSGD", "FedAvg (Case II)"}
 
 
 @pytest.mark.skipif(not OMNIGLOT.is_dir(), reason="shared Omniglot subsets not present")

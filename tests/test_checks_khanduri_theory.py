@@ -152,3 +152,38 @@ def test_optimal_has_both_readings():
     assert m_sgd.values["comp"]["rows"] == ["DS-FedDRO", "FedDRO", "FedMBO", "Local-SCGDM",
                                             "SimFBO"]
     assert m_sgd.values["comm"]["rows"] == ["DS-FedDRO", "SimFBO"]
+
+
+def test_section_4_1_remedies_fixed_momentum_keeps_the_gap(run):
+    # momentum with a fixed weight, on the gradient or on the inner estimate, keeps Theorem
+    # 4.1's gap as eta -> 0 (each at its closed-form limit); the controls separate: Case II
+    # stays, FedDRO (y every iteration) is 0
+    r = run("khanduri.sec4.1.remedies")
+    assert r.verdict == "pass", r.detail
+    assert r.detail.count("it stays") == 3 and "0 to machine precision" in r.detail
+    from fedcomp.checks.khanduri import REMEDY_KEYS
+    for label in ("gradient momentum", "inner momentum, fixed beta"):
+        assert r.measured[label]["kind"] == "stays"
+        assert run("khanduri.sec4.1.remedies", {**get("khanduri.sec4.1.remedies").predicted,
+                                                REMEDY_KEYS[label]: False}).verdict == "fail"
+
+
+def test_section_4_1_tied_momentum_removes_the_bias(run, measure_quick):
+    """The paper's own coupling beta = c_beta eta (Theorem 5.2) with FedAvg Case II's exchanges,
+    outside Assumption 5.1: the gap falls like eta^2, along the sharing law's c(eta, I)^2 ||D||^2
+    -- so the remedies sentence under this reading, 'sharing y in each iteration is required'
+    and the abstract's 'necessarily requires additional communication or structural
+    assumptions' (against Case II) all fail on one measurement."""
+    m = measure_quick("khanduri.sec4.1.remedies.coupled").values
+    tied = m["arms"]["inner momentum, beta = eta"]
+    assert m["limits"]["inner momentum, beta = eta"]["low"] > 1.8
+    for g, law in zip(tied["gaps"], tied["law"]):
+        assert g == pytest.approx(law, rel=0.5)      # the law's gap plus the O(eta) drift term
+    assert m["ledgers"]["FedAvg Case II"] == m["ledgers"]["inner momentum, beta = eta"]
+    assert m["jacobian_spread"] > 1
+    for cid in ("khanduri.sec4.1.remedies.coupled", "khanduri.sec4.1.sharing-required",
+                "khanduri.abstract.bias-control"):
+        r = run(cid)
+        assert r.verdict == "fail", (cid, r.detail)
+        assert "the gap vanishes with eta" in r.detail
+    assert "Assumption 5.1 fails" in run("khanduri.abstract.bias-control").detail

@@ -295,6 +295,23 @@ def test_constant_and_ordering_rules():
     assert ordering_verdict("A>B", -0.01, 0.03, 0.01, 5).verdict == "inconclusive"
 
 
+def test_step_limit_rule():
+    from fedcomp.rates.verdict import step_limit
+    etas = [0.04, 0.02, 0.01, 0.005]
+    # a limit plus a first-order drift term stays; a gap ~ eta^2 or exactly 0 vanishes
+    assert step_limit(etas, [0.1 * (1 + 2 * e) for e in etas])["kind"] == "stays"
+    assert step_limit(etas, [3 * e ** 2 for e in etas])["kind"] == "vanishes"
+    assert step_limit(etas, [1e-30] * 4)["kind"] == "vanishes"
+    # a gap ~ sqrt(eta) falls, but too slowly to call: neither
+    assert step_limit(etas, [e ** 0.5 for e in etas])["kind"] == "undecided"
+    # flat slope but the extrapolation loses more than half: a steep approach near 0
+    assert step_limit(etas, [0.1, 0.1, 0.1, 0.04])["kind"] != "stays"
+    # a diverged run, a mix of zeros and values, too few points: nothing is decided
+    assert step_limit(etas, [0.1, 0.1, math.nan, 0.1])["kind"] == "undecided"
+    assert step_limit(etas, [0.1, 0.1, 1e-30, 0.1])["kind"] == "undecided"
+    assert step_limit(etas[:2], [0.1, 0.1])["kind"] == "undecided"
+
+
 def test_convergence_is_not_judged_on_points_that_lost_runs(measured):
     """khanduri.thm4.2 ("still decreases at the largest T"): a run at the last three points that
     diverged or is missing makes that problem's part inconclusive, naming what was lost."""

@@ -83,3 +83,43 @@ def test_measure_rejects_bad_input():
         M.measure(p, 2, 0.1, 0.01, algorithm="mbsgd")
     with pytest.raises(ValueError, match="beta"):
         M.measure(p, 2, 1.5, 0.01)
+    with pytest.raises(ValueError, match="momentum"):
+        M.measure(p, 2, 1.0, 0.01, algorithm="local-scgdm")          # momentum required
+    with pytest.raises(ValueError, match="momentum"):
+        M.measure(p, 2, 0.1, 0.01, momentum=0.1)                     # only with local-scgdm
+    with pytest.raises(ValueError, match="etas"):
+        M.remedies(etas=(0.01, 0.02))
+
+
+def test_limit_at_is_the_closed_form_of_any_drift_weight():
+    p = M.controlled_problem(0.3)
+    gap, x, c = M.predicted_limit(p, 0.2, 4)
+    assert M.limit_at(p, c)[0] == gap
+    np.testing.assert_array_equal(M.limit_at(p, c)[1], x)
+    # c = 0 is grad Phi = 0; the gap grows with c on this instance up to c = 1
+    gaps = [M.limit_at(p, c)[0] for c in (0.0, 0.25, 0.5, 1.0)]
+    assert gaps[0] < 1e-25 and all(a < b for a, b in zip(gaps, gaps[1:]))
+
+
+def test_gradient_momentum_with_fresh_inner_values_is_c_one():
+    """Local-SCGDM with inner weight 1 averages x, h and u after the round's update, so all I
+    directions of a round use the clients' own inner values: its eta -> 0 limit is the closed
+    form at c = 1, not FedAvg Case II's c = 1 - 1/I (by hand: the mean of an exponential moving
+    average over a periodic sequence is the sequence's mean, so the momentum weight drops out)."""
+    p = M.controlled_problem(1.0)
+    one, case2 = M.limit_at(p, 1.0)[0], M.limit_at(p, 1 - 1 / 3)[0]
+    assert one > 1.2 * case2
+    for mom in (0.1, 0.5):
+        g = [M.measure(p, 3, 1.0, e, algorithm="local-scgdm", momentum=mom)["gap"]
+             for e in (0.01, 0.02)]
+        g0 = 2 * g[0] - g[1]                      # first-order extrapolation to eta = 0
+        assert g0 == pytest.approx(one, rel=3e-3)
+
+
+def test_ledger_of_the_tied_momentum_is_case2s():
+    # DS-FedDRO with server step sizes 1 uploads exactly what FedAvg Case II does
+    p = M.controlled_problem(1.0)
+    a = M.measure(p, 5, 1.0, 0.01, algorithm="fedavg-case2", iterations=50)
+    b = M.measure(p, 5, 0.01, 0.01, algorithm="ds-feddro", iterations=50)
+    assert a["floats"] == b["floats"] and a["rounds"] == b["rounds"] == 10
+    assert a["floats"]["y"] > 0

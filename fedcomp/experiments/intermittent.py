@@ -97,15 +97,22 @@ def heterogeneity_drift(p: LinearQuadratic, x) -> np.ndarray:
     return caa @ np.asarray(x, dtype=float) + cab
 
 
-def predicted_limit(p: LinearQuadratic, beta: float, I: int):
-    """(gap, x_c, c): the eta -> 0 limit of DS-FedDRO / FedAvg Case II (beta = 1) on a
-    linear-quadratic problem (module docstring). Least squares if the system is singular."""
-    c = drift_factor(beta, I)
+def limit_at(p: LinearQuadratic, c: float):
+    """(gap, x_c): the eta -> 0 limit of a method whose round's mean drift is
+    grad Phi(x) + c D(x) on a linear-quadratic problem (module docstring): x_c solves
+    grad Phi(x) + c D(x) = 0 (least squares if the system is singular)."""
     caa, cab = _moments(p)
     M = p.Abar.T @ p.Abar + c * caa
     r = p.Abar.T @ p.bbar + c * cab
     x = -np.linalg.lstsq(M, r, rcond=None)[0]
-    return float(np.sum(p.grad(x) ** 2)), x, c
+    return float(np.sum(p.grad(x) ** 2)), x
+
+
+def predicted_limit(p: LinearQuadratic, beta: float, I: int):
+    """(gap, x_c, c): the eta -> 0 limit of DS-FedDRO / FedAvg Case II (beta = 1) on a
+    linear-quadratic problem (module docstring), c = c(beta, I)."""
+    c = drift_factor(beta, I)
+    return (*limit_at(p, c), c)
 
 
 def _strong_convexity(p: LinearQuadratic) -> float:
@@ -116,7 +123,8 @@ def _strong_convexity(p: LinearQuadratic) -> float:
 
 def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
             algorithm: str = "ds-feddro", stochastic: bool = False, seeds=(0,),
-            iterations: int | None = None, server_lr: float = 1.0) -> dict:
+            iterations: int | None = None, server_lr: float = 1.0,
+            momentum: float | None = None) -> dict:
     """Run `algorithm` and return the gap with its bookkeeping.
 
     Deterministic: the gap is ||grad Phi||^2 at the last round boundary of a run long enough for
@@ -133,23 +141,35 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
     beta : float in (0, 1]
         Inner-estimate weight (ignored by ``fedavg-case2``, which is beta = 1).
     eta : float > 0
-    algorithm : "ds-feddro", "feddro" or "fedavg-case2"
+    algorithm : "ds-feddro", "feddro", "fedavg-case2" or "local-scgdm"
+        (Local-SCGDM: ``beta`` is its inner weight, ``momentum`` its gradient momentum)
     stochastic : bool
     seeds : iterable of int
     iterations : int or None
         Default: 60 (1/beta + 1/(eta mu)) rounded up to a multiple of I, within [2e4, 6e5].
     server_lr : float > 0
         DS-FedDRO's gamma_x = gamma_y.
+    momentum : float in (0, 1], only with ``local-scgdm`` (required there)
+
+    The result also holds the run's ledger (deterministic runs): ``rounds`` and ``floats``
+    ({variable: floats uploaded per client}).
     """
     I = V.positive_int("I", I)
     beta = V.real_in("beta", beta, 0.0, 1.0, high_open=False)
     eta = V.real_in("eta", eta, 0.0)
-    if algorithm not in ("ds-feddro", "feddro", "fedavg-case2"):
-        raise ValueError(f"algorithm must be 'ds-feddro', 'feddro' or 'fedavg-case2', "
-                         f"got {algorithm!r}")
+    if algorithm not in ("ds-feddro", "feddro", "fedavg-case2", "local-scgdm"):
+        raise ValueError(f"algorithm must be 'ds-feddro', 'feddro', 'fedavg-case2' or "
+                         f"'local-scgdm', got {algorithm!r}")
+    if (momentum is None) != (algorithm != "local-scgdm"):
+        raise ValueError(f"momentum must be given with algorithm 'local-scgdm' and only there, "
+                         f"got momentum={momentum!r} with {algorithm!r}")
+    slowest = beta
+    if momentum is not None:
+        momentum = V.real_in("momentum", momentum, 0.0, 1.0, high_open=False)
+        slowest = min(beta, momentum)
     mu = _strong_convexity(problem)
     if iterations is None:
-        T = int(min(6e5, max(2e4, 60.0 * (1.0 / beta + 1.0 / (eta * mu)))))
+        T = int(min(6e5, max(2e4, 60.0 * (1.0 / slowest + 1.0 / (eta * mu)))))
     else:
         T = V.positive_int("iterations", iterations)
     T = max(I, T - T % I)
@@ -159,6 +179,8 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
         hyper = dict(beta=beta, server_lr_x=server_lr, server_lr_y=server_lr)
     elif algorithm == "feddro":
         hyper = dict(beta=beta)
+    elif algorithm == "local-scgdm":
+        hyper = dict(beta=beta, momentum=momentum)
     seeds = list(seeds)
     if stochastic:
         batch = run_many(*problem.constructor(), algorithm, seeds=seeds, iterations=T,
@@ -179,9 +201,12 @@ def measure(problem: LinearQuadratic, I: int, beta: float, eta: float,
         gap = float(g[-1]) if not r.diverged else math.nan
         converged = (not r.diverged and len(g) > 1
                      and abs(g[-1] - g[-2]) <= 1e-6 * max(abs(g[-1]), 1e-300))
+        ledger = {"rounds": int(r.rounds), "floats": dict(r.floats_by_variable)}
     return {"algorithm": algorithm, "I": I, "beta": 1.0 if algorithm == "fedavg-case2" else beta,
             "eta": eta, "iterations": T, "stochastic": bool(stochastic), "gap": gap,
-            "converged": bool(converged), "noise": problem.noise}
+            "converged": bool(converged), "noise": problem.noise,
+            **({"momentum": momentum} if momentum is not None else {}),
+            **({} if stochastic else ledger)}
 
 
 def sweep(grid: list[dict], algorithm: str = "ds-feddro", stochastic: bool = False,
@@ -403,6 +428,75 @@ def richardson(problem: LinearQuadratic, I: int, beta: float, eta: float,
             "gap0": g0, "predicted": pred, "c": c,
             "converged": a["converged"] and b["converged"],
             "kappa": (a["gap"] / pred - 1.0) / eta if pred > 0 else math.nan}
+
+
+def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int = 5,
+             beta: float = 0.1, momentum: float = 0.1) -> dict:
+    """The remedies of the FedDRO paper's Section 4.1 ("momentum ... do not eliminate the
+    structural bias"; "sharing y_k's in each iteration is required") on one instance, each
+    arm with exact oracles at every eta of `etas`: the gap ||grad Phi||^2 at its limit, beside
+    its closed-form eta -> 0 limit (:func:`limit_at`). Every arm but FedDRO exchanges what
+    FedAvg Case II does (x and the inner estimate, every I iterations):
+
+    * ``FedAvg Case II``: y_k = g_k(x_k), c = 1 - 1/I (Theorem 4.1);
+    * ``gradient momentum``: Local-SCGDM with fresh inner values (inner weight 1) and momentum
+      `momentum` on the compositional gradient. It averages x, h and u after the round's update,
+      so every direction of a round, the one computed at the round too, uses the client's own
+      inner value; the mean of an exponential moving average over a periodic sequence is the
+      sequence's mean, so its limit is that of c = 1;
+    * ``inner momentum, fixed beta``: the moving average y_k <- (1 - beta) y_k + beta g_k(x_k)
+      (DS-FedDRO's y-update, server step sizes 1) with `beta` fixed: c = c(beta, I);
+    * ``inner momentum, beta = eta``: the same with the weight tied to the step size (Theorem 5.2's
+      beta = c_beta eta, c_beta = 1): c(eta, I) -> 0, the law's gap at each eta given;
+    * ``FedDRO``: y shared every iteration (c = 0), the control.
+
+    The instance is :func:`controlled_problem` at `heterogeneity`; its clients' Jacobians
+    differ, so sup_x ||g_k(x) - g(x)|| is infinite (outside the paper's Assumption 5.1):
+    ``jacobian_spread`` = max_k ||A_k - Abar||_2. ``ledgers``: the floats two arms upload over
+    20 rounds at the smallest eta, from the engine's ledger (FedAvg Case II and the tied arm).
+    """
+    I = V.positive_int("I", I)
+    etas = [V.real_in("etas", e, 0.0) for e in etas]
+    if len(etas) < 3:
+        raise ValueError(f"etas needs at least 3 step sizes, got {len(etas)}")
+    p = controlled_problem(heterogeneity)
+    arms = {"FedAvg Case II": dict(algorithm="fedavg-case2", beta=1.0, c=drift_factor(1.0, I),
+                                   setting=f"y_k = g_k(x_k), x and y averaged every I = {I}"),
+            "gradient momentum": dict(algorithm="local-scgdm", beta=1.0, momentum=momentum,
+                                      c=1.0, setting=f"Local-SCGDM, inner weight 1, gradient "
+                                                     f"momentum {momentum:g}"),
+            "inner momentum, fixed beta": dict(algorithm="ds-feddro", beta=beta,
+                                               c=drift_factor(beta, I),
+                                               setting=f"DS-FedDRO's y-update, beta = {beta:g}, "
+                                                       f"server step sizes 1"),
+            "inner momentum, beta = eta": dict(algorithm="ds-feddro", beta=None, c=None,
+                                               setting="DS-FedDRO's y-update, beta = eta, "
+                                                       "server step sizes 1"),
+            "FedDRO": dict(algorithm="feddro", beta=beta, c=0.0,
+                           setting="y averaged every iteration")}
+    out = {}
+    for label, a in arms.items():
+        rows = [measure(p, I, eta if a["beta"] is None else a["beta"], eta,
+                        algorithm=a["algorithm"], momentum=a.get("momentum"))
+                for eta in etas]
+        out[label] = {"algorithm": a["algorithm"], "setting": a["setting"],
+                      "gaps": [r["gap"] for r in rows],
+                      "converged": [r["converged"] for r in rows],
+                      "iterations": [r["iterations"] for r in rows],
+                      "limit": None if a["c"] is None else limit_at(p, a["c"])[0],
+                      "law": ([predicted_limit(p, eta, I)[0] for eta in etas]
+                              if a["beta"] is None else None)}
+    e = min(etas)
+    ledgers = {label: measure(p, I, e if arms[label]["beta"] is None else arms[label]["beta"],
+                              e, algorithm=arms[label]["algorithm"],
+                              iterations=20 * I)["floats"]
+               for label in ("FedAvg Case II", "inner momentum, beta = eta")}
+    return {"etas": etas, "I": I, "heterogeneity": heterogeneity, "arms": out,
+            "ledgers": ledgers,
+            "jacobian_spread": float(max(np.linalg.norm(Ak - p.Abar, 2) for Ak in p.A)),
+            "instance": f"LinearQuadratic K = {p.num_clients}, d = d_g = {p.dim}, "
+                        f"heterogeneity {heterogeneity:g} (fedcomp.experiments.intermittent."
+                        f"controlled_problem), exact oracles, I = {I}"}
 
 
 #: a priori bound on |extrapolated / closed form - 1|: the O(eta^2) remainder of the

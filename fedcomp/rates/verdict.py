@@ -43,6 +43,9 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
 * :func:`saturation_verdicts` -- "performance first rises with a parameter, then saturates"
   (FedDRO's local steps I) from paired-by-seed gains: rises when the first step's gain is above
   0, saturates when the last step's gain is below the first's (diminishing returns), each at 95 %.
+* :func:`step_limit` -- whether a deterministic gap vanishes as the step size eta -> 0 (Theorem
+  4.1's sense of failure: a limit bounded away from 0 for every small eta) or stays: from the
+  log-log slope of the gap on a grid of eta and its extrapolation to eta = 0.
 * :func:`combine` -- several parts: fail if any fails, pass if all pass, else inconclusive.
 
 Every rule returns ``inconclusive`` (never pass, never fail) when a number it compares is NaN
@@ -272,6 +275,66 @@ def regime(x, values, predicted: float | None = None, settle: float = 0.1) -> di
     else:
         out["settled"] = None
         out["text"] = "too few finite local slopes to tell"
+    return out
+
+
+#: a deterministic gap below this is 0 (exact-oracle runs whose limit is 0 end at 1e-29 to 1e-31)
+VANISHED_GAP = 1e-20
+#: the slopes of log gap on log eta that decide :func:`step_limit`, fixed in advance: a gap that
+#: falls at least linearly with eta (the 95 % interval above 1) vanishes with it; one whose
+#: interval lies below 1/2 and whose linear extrapolation to eta = 0 keeps half of the smallest
+#: eta's value stays (a first-order client-drift term kappa eta on a positive limit gives slopes
+#: near kappa eta, far below 1/2 on the grids used)
+VANISHING_SLOPE, STAYING_SLOPE = 1.0, 0.5
+
+
+def step_limit(etas, gaps) -> dict:
+    """Does a deterministic gap (||grad Phi||^2 at a run's limit, exact oracles) vanish as the
+    step size eta -> 0, or stay bounded away from 0? On at least 3 step sizes:
+
+    * ``vanishes``: every gap below :data:`VANISHED_GAP`, or the 95 % interval of the log-log
+      slope (:func:`fedcomp.rates.fit.fit_deterministic`) lies above :data:`VANISHING_SLOPE`;
+    * ``stays``: the interval lies below :data:`STAYING_SLOPE` and the linear extrapolation to
+      eta = 0 from the two smallest eta is at least half the smallest eta's gap;
+    * ``undecided`` otherwise, and whenever a gap is not finite (a diverged run decides nothing).
+
+    Returns {"kind", "slope", "low", "high", "extrapolated", "text"}."""
+    from fedcomp.rates.fit import fit_deterministic
+    e = np.asarray(etas, dtype=float)
+    g = np.asarray(gaps, dtype=float)
+    out = {"kind": "undecided", "slope": math.nan, "low": math.nan, "high": math.nan,
+           "extrapolated": math.nan}
+    if len(e) < 3 or len(e) != len(g):
+        out["text"] = f"{len(g)} gaps on {len(e)} step sizes: 3 or more needed"
+        return out
+    if not np.all(np.isfinite(g)):
+        out["text"] = "a run diverged or failed (non-finite gap): undecided"
+        return out
+    if np.all(g < VANISHED_GAP):
+        out.update(kind="vanishes", text=f"every gap below {VANISHED_GAP:g} (max {g.max():.1e}): "
+                                         f"0 to machine precision")
+        return out
+    if np.any(g < VANISHED_GAP):
+        out["text"] = "some gaps are 0 to machine precision and some not: undecided"
+        return out
+    fit = fit_deterministic(e, g)
+    order = np.argsort(e)
+    (e1, g1), (e2, g2) = (e[order[0]], g[order[0]]), (e[order[1]], g[order[1]])
+    g0 = g1 - (g2 - g1) * e1 / (e2 - e1)
+    out.update(slope=fit.slope, low=fit.low, high=fit.high, extrapolated=float(g0))
+    slope = (f"log-log slope of the gap on eta {fit.slope:+.3f} [{fit.low:+.3f}, "
+             f"{fit.high:+.3f}] over eta = {e.min():g}..{e.max():g}")
+    if fit.low > VANISHING_SLOPE:
+        out.update(kind="vanishes", text=f"{slope}, above {VANISHING_SLOPE:g}: the gap vanishes "
+                                         f"with eta (gap {g1:.3g} at eta = {e1:g})")
+    elif fit.high < STAYING_SLOPE and g0 >= 0.5 * g1:
+        out.update(kind="stays", text=f"{slope}, below {STAYING_SLOPE:g}, and extrapolated to "
+                                      f"eta = 0 the gap is {g0:.3g} (at eta = {e1:g}: {g1:.3g}): "
+                                      f"it stays")
+    else:
+        out["text"] = (f"{slope}; extrapolated to eta = 0: {g0:.3g} (at eta = {e1:g}: "
+                       f"{g1:.3g}): neither vanishing (interval above {VANISHING_SLOPE:g}) nor "
+                       f"staying (interval below {STAYING_SLOPE:g}, extrapolation >= half)")
     return out
 
 

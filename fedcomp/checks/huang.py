@@ -960,9 +960,11 @@ _FIG3_NOTE = ("accuracies on each worker's own training data, as the paper's 'av
               "worst-worker accuracy' (fedcomp neural list --json: the experiment's notes). A "
               "ComFedL arm that diverged overflowed: the printed estimator exp(L/gamma) grad "
               "L/gamma multiplies the loss gradient by e^{L/gamma}/gamma, about 200 at the "
-              "initial loss ln 10 and gamma = 0.5 (5e5 at 0.2, 1e11 at 0.1), with lr 0.01 and "
-              "fedcomp's batch 16 (the paper states none); a fail resting on that divergence "
-              "says the printed setting does not run under these choices")
+              "initial loss ln 10 and gamma = 0.5 (5e5 at 0.2, 1e11 at 0.1), an effective step "
+              "of about 2 at the printed lr 0.01. The factor follows the minibatch's loss value, "
+              "not its size: `python bench/comfedl_divergence.py` finds the gamma = 0.5 arm "
+              "diverging at iteration 3 in every seed at batch 16 (fedcomp's; the paper states "
+              "none), 64, 256 and 1024, and the gamma = 2 arm at none (docs/neural.md)")
 
 CLAIMS = [
     Claim(id="huang.eq5", paper="huang", location="Section 1.1, (4)-(5)",

@@ -210,6 +210,24 @@ def test_sec51_names_diverged_runs_instead_of_averaging_them(tmp_path_factory):
     assert "m=1 FCSG: 1 seed(s) without a finite value -> inconclusive" in r.detail
 
 
+def test_sec51_rises_needs_a_rise_at_the_largest_noise_ratio(tmp_path_factory):
+    """Part (a), 'accuracy rises with m', is measured where the statement says larger m are
+    needed: at the largest noise ratio the accuracy must rise from the smallest to the largest m
+    by more than 3 standard errors; an accuracy that is flat in m there is not a rise, even
+    though it does not drop."""
+    import copy
+    c, m, res = _run("wu.sec5.1", tmp_path_factory)
+    assert res.measured["parts"]["accuracy rises with m"] is True
+    v = copy.deepcopy(m.values)
+    s_hi, ms = max(v["sigma2s"]), v["ms"]
+    low = v["table"][f"sigma2={s_hi},m={ms[0]},fcsg"]
+    for mm in ms:          # flat: every m at the smallest m's accuracy
+        v["table"][f"sigma2={s_hi},m={mm},fcsg"].update(acc_mean=low["acc_mean"])
+    r = c.check.judge(c.predicted, type(m)(values=v))
+    assert r.measured["parts"]["accuracy rises with m"] is False
+    assert f"accuracy rises with m at sigma2={s_hi}" in r.detail and ": False;" in r.detail
+
+
 def test_corollaries_follow_from_their_theorems_as_inequalities():
     """Corollary 4.2 prints 1/6 where the substitution gives 1/3 (wu.cor4.2.constants fails),
     but its other L^2 coefficient, 19/9, is above the 7/6 the theorem gives: summed, the printed

@@ -187,3 +187,21 @@ def test_section_4_1_tied_momentum_removes_the_bias(run, measure_quick):
         assert r.verdict == "fail", (cid, r.detail)
         assert "the gap vanishes with eta" in r.detail
     assert "Assumption 5.1 fails" in run("khanduri.abstract.bias-control").detail
+
+
+def test_ds_feddro_floats_are_eps_minus_one_in_both_regimes(run, measure_quick):
+    # rounds x (d + d_g) with O(eps^-1) rounds: the eps exponent is -1 whichever dimension is
+    # larger, and the floats per round of the derivation are the engine's ledger's (x and y at
+    # every round); the claim rests on Corollary 5.3, which fails, so verify reports it
+    # inconclusive (the dependency rule), while its own check passes
+    r = run("khanduri.abstract.ds-dim-free")
+    assert r.verdict == "pass", r.detail
+    v = measure_quick("khanduri.abstract.ds-dim-free").values
+    assert v["eps exponent"] == {"d >> d_g": -1.0, "d_g >> d": -1.0}
+    assert v["ledger_per_round"] == {"x": 2.0, "y": 16.0} and v["scheme_per_round"] == 18.0
+    assert "the same" in r.detail
+    assert run("khanduri.abstract.ds-dim-free",
+               {"d >> d_g": {"floats per client": {"eps": -1}},
+                "d_g >> d": {"floats per client": {"eps": -1.5}}}).verdict == "fail"
+    assert get("khanduri.abstract.ds-dim-free").depends_on == ("khanduri.cor5.3.derivation",
+                                                               "khanduri.cor5.3")

@@ -302,14 +302,34 @@ def test_step_limit_rule():
     assert step_limit(etas, [0.1 * (1 + 2 * e) for e in etas])["kind"] == "stays"
     assert step_limit(etas, [3 * e ** 2 for e in etas])["kind"] == "vanishes"
     assert step_limit(etas, [1e-30] * 4)["kind"] == "vanishes"
+    # with the closed forms: stays only at the closed-form limit, vanishes only along the law
+    stay = [0.1 * (1 + 2 * e) for e in etas]
+    assert step_limit(etas, stay, limit=0.1)["kind"] == "stays"
+    assert step_limit(etas, stay, limit=0.2)["kind"] == "undecided"
+    assert step_limit(etas, [3 * e ** 2 for e in etas], law=[3 * e ** 2 for e in etas],
+                      limit=0.0)["kind"] == "vanishes"
+    # the rule's blind spots without them, closed by them: a slowly vanishing power looks flat
+    # (eta^0.3), a floor below the grid looks like eta^2 (3e-5 + eta^2)
+    slow = [e ** 0.3 for e in etas]
+    assert step_limit(etas, slow)["kind"] == "stays"
+    assert step_limit(etas, slow, limit=0.0)["kind"] == "undecided"
+    floor = [3e-5 + e ** 2 for e in etas]
+    assert step_limit(etas, floor)["kind"] == "vanishes"
+    assert step_limit(etas, floor, law=[e ** 2 for e in etas])["kind"] == "undecided"
+    # zeros against a positive closed-form limit contradict it
+    assert step_limit(etas, [1e-30] * 4, limit=0.1)["kind"] == "undecided"
     # a gap ~ sqrt(eta) falls, but too slowly to call: neither
-    assert step_limit(etas, [e ** 0.5 for e in etas])["kind"] == "undecided"
+    assert step_limit(etas, [e ** 0.6 for e in etas])["kind"] == "undecided"
     # flat slope but the extrapolation loses more than half: a steep approach near 0
     assert step_limit(etas, [0.1, 0.1, 0.1, 0.04])["kind"] != "stays"
-    # a diverged run, a mix of zeros and values, too few points: nothing is decided
+    # a diverged run, a run that did not settle, a mix of zeros and values, too few points:
+    # nothing is decided
     assert step_limit(etas, [0.1, 0.1, math.nan, 0.1])["kind"] == "undecided"
+    assert step_limit(etas, stay, converged=[True, True, False, True])["kind"] == "undecided"
     assert step_limit(etas, [0.1, 0.1, 1e-30, 0.1])["kind"] == "undecided"
     assert step_limit(etas[:2], [0.1, 0.1])["kind"] == "undecided"
+    with pytest.raises(ValueError, match="etas"):
+        step_limit([0.01, 0.01, 0.02], [0.1, 0.1, 0.1])
 
 
 def test_convergence_is_not_judged_on_points_that_lost_runs(measured):

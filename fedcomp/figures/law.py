@@ -82,12 +82,12 @@ def law_heatmap(points: list[dict], eta: float, tolerance: float):
 def remedies_figure(data: dict, title: str):
     """The remedies of the FedDRO paper's Section 4.1 against the step size (data:
     :func:`fedcomp.experiments.intermittent.remedies`): each arm's gap ||grad Phi||^2 at its
-    limit against eta, log-log (markers and line: simulated; dashed: the arm's closed-form
-    eta -> 0 limit; dotted: the law's gap c(eta, I)^2 ||D||^2 of the arm whose weight is tied
-    to eta). A gap that stays as eta shrinks is a bias; one that falls with eta is not. Exact
-    zeros (FedDRO) go on the marked floor."""
+    limit against eta, log-log (markers and lines: simulated, dash-dotted for the arms whose
+    inner weight is tied to eta; thin dotted horizontals: the arm's closed-form eta -> 0 limit;
+    thick dotted: the closed-form gap c^2 ||D||^2 at each eta of a tied arm). A gap that stays
+    as eta shrinks is a bias; one that falls with eta is not. Exact zeros (FedDRO) go on the
+    marked floor, with their own legend entry."""
     arms = data["arms"]
-    styles = S.arm_styles({label: a["algorithm"] for label, a in arms.items()})
     values = [g for a in arms.values() for g in a["gaps"] + (a["law"] or [])
               if g >= S.EXACT_ZERO] + [a["limit"] for a in arms.values()
                                         if a["limit"] is not None and a["limit"] >= S.EXACT_ZERO]
@@ -95,24 +95,28 @@ def remedies_figure(data: dict, title: str):
     fig, ax = plt.subplots(figsize=(10.5, 4.8))
     any_zero = False
     for label, a in arms.items():
-        st = styles[label]
+        colour, tied = S.colour(a["algorithm"]), a["law"] is not None
         (x, y), zeros = S.split_zeros(data["etas"], a["gaps"])
-        ax.loglog(x, y, marker=S.marker(a["algorithm"]), ms=5, lw=1.3, label=label,
-                  color=st["color"], linestyle=st["linestyle"])
-        S.zero_floor(ax, zeros, a["algorithm"], floor)
-        any_zero |= bool(zeros)
+        if x:
+            ax.loglog(x, y, marker=S.marker(a["algorithm"]), ms=5, lw=1.3, color=colour,
+                      linestyle="-." if tied else "-", label=label)
+        if zeros:
+            S.zero_floor(ax, zeros, a["algorithm"], floor)
+            ax.plot([], [], linestyle="none", marker="v", color=colour, mfc="none",
+                    label=f"{label}: exactly 0")
+            any_zero = True
         if a["limit"] is not None and a["limit"] >= S.EXACT_ZERO:
-            ax.axhline(a["limit"], color=st["color"], ls="--", lw=0.8)
-        if a["law"]:
-            ax.loglog(data["etas"], a["law"], color=st["color"], ls=":", lw=2.0, alpha=0.7,
-                      label=f"{label}: law c(eta, I)^2 ||D||^2")
+            ax.axhline(a["limit"], color=colour, ls=":", lw=0.9)
+        if tied:
+            ax.loglog(data["etas"], a["law"], color=colour, ls=":", lw=2.2, alpha=0.6,
+                      label=f"{label}: closed form c^2 ||D||^2")
     if any_zero:
         S.floor_line(ax, floor)
     ax.set_xlabel(r"step size $\eta$")
     ax.set_ylabel(r"$\|\nabla\Phi\|^2$ at the run's limit")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     head = "\n".join(textwrap.wrap(title, 110) + textwrap.wrap(data["instance"], 110))
-    ax.set_title(f"{head}\nthin dashed lines: each arm's closed-form eta -> 0 limit; "
-                 f"triangles: exactly 0", fontsize=8)
+    ax.set_title(f"{head}\nthin dotted lines: each fixed arm's closed-form eta -> 0 limit; "
+                 f"dash-dotted: inner weight tied to eta", fontsize=8)
     S.tight_layout(fig)
     return fig

@@ -278,30 +278,47 @@ def regime(x, values, predicted: float | None = None, settle: float = 0.1) -> di
     return out
 
 
-#: a deterministic gap below this is 0 (exact-oracle runs whose limit is 0 end at 1e-29 to 1e-31)
+#: a deterministic gap below this is 0 (exact-oracle runs whose limit is 0 end at 1e-29 to 1e-31
+#: on the O(1) problems this rule is used on; an absolute floor, so scale-dependent)
 VANISHED_GAP = 1e-20
 #: the slopes of log gap on log eta that decide :func:`step_limit`, fixed in advance: a gap that
-#: falls at least linearly with eta (the 95 % interval above 1) vanishes with it; one whose
-#: interval lies below 1/2 and whose linear extrapolation to eta = 0 keeps half of the smallest
-#: eta's value stays (a first-order client-drift term kappa eta on a positive limit gives slopes
-#: near kappa eta, far below 1/2 on the grids used)
+#: falls at least linearly with eta (the interval above 1) may vanish with it; one whose interval
+#: lies below 1/2 may stay (a first-order client-drift term kappa eta on a positive limit gives
+#: slopes near kappa eta, far below 1/2 on the grids used)
 VANISHING_SLOPE, STAYING_SLOPE = 1.0, 0.5
+#: how close the runs must come to the closed forms :func:`step_limit` is handed: the linear
+#: extrapolation to eta = 0 within 1 % of a positive limit; the gap at the smallest eta within
+#: 10 % of a vanishing law (so that a floor hidden below the smallest gap is at most 10 % of it)
+LIMIT_RTOL, LAW_RTOL = 0.01, 0.1
 
 
-def step_limit(etas, gaps) -> dict:
+def step_limit(etas, gaps, limit: float | None = None, law=None, converged=None) -> dict:
     """Does a deterministic gap (||grad Phi||^2 at a run's limit, exact oracles) vanish as the
-    step size eta -> 0, or stay bounded away from 0? On at least 3 step sizes:
+    step size eta -> 0, or stay bounded away from 0 (Theorem 4.1's sense of failure)? On at
+    least 3 distinct positive step sizes, with the fit of
+    :func:`fedcomp.rates.fit.fit_deterministic` (its interval is the lack of fit alone) and the
+    linear extrapolation to eta = 0 from the two smallest eta:
 
-    * ``vanishes``: every gap below :data:`VANISHED_GAP`, or the 95 % interval of the log-log
-      slope (:func:`fedcomp.rates.fit.fit_deterministic`) lies above :data:`VANISHING_SLOPE`;
-    * ``stays``: the interval lies below :data:`STAYING_SLOPE` and the linear extrapolation to
-      eta = 0 from the two smallest eta is at least half the smallest eta's gap;
-    * ``undecided`` otherwise, and whenever a gap is not finite (a diverged run decides nothing).
+    * ``vanishes``: every gap below :data:`VANISHED_GAP`; or the slope's interval lies above
+      :data:`VANISHING_SLOPE` and, where a ``law`` is given (the closed-form gap at each eta,
+      vanishing with eta), the smallest eta's gap is within :data:`LAW_RTOL` of it;
+    * ``stays``: the interval lies below :data:`STAYING_SLOPE`, the extrapolation keeps at least
+      half of the smallest eta's gap and, where a closed-form eta -> 0 ``limit`` is given, it is
+      positive and the extrapolation lies within :data:`LIMIT_RTOL` of it;
+    * ``undecided`` otherwise, when a gap is not finite (a diverged run decides nothing), when a
+      run with a nonzero gap did not settle (``converged`` False), or when the runs contradict
+      the closed form (all zero against a positive ``limit``).
 
-    Returns {"kind", "slope", "low", "high", "extrapolated", "text"}."""
+    Without the closed forms the rule cannot tell a constant from a slowly vanishing power (a
+    gap ~ eta^0.3 has a flat fit and a large extrapolation on any finite grid), nor see a floor
+    below the smallest gap (3e-5 + eta^2 falls like eta^2 down to eta ~ 0.005): the ``limit`` and
+    ``law`` guards close both. Returns {"kind", "slope", "low", "high", "extrapolated", "text"}.
+    """
     from fedcomp.rates.fit import fit_deterministic
     e = np.asarray(etas, dtype=float)
     g = np.asarray(gaps, dtype=float)
+    if e.ndim != 1 or not np.all(e > 0) or len(np.unique(e)) != len(e):
+        raise ValueError(f"etas must be distinct positive step sizes, got {list(etas)}")
     out = {"kind": "undecided", "slope": math.nan, "low": math.nan, "high": math.nan,
            "extrapolated": math.nan}
     if len(e) < 3 or len(e) != len(g):
@@ -310,9 +327,19 @@ def step_limit(etas, gaps) -> dict:
     if not np.all(np.isfinite(g)):
         out["text"] = "a run diverged or failed (non-finite gap): undecided"
         return out
+    if converged is not None:
+        loose = [float(x) for x, c, y in zip(e, converged, g) if not c and y >= VANISHED_GAP]
+        if loose:
+            out["text"] = f"the runs at eta = {loose} did not settle: undecided"
+            return out
+    positive = limit is not None and limit >= VANISHED_GAP
     if np.all(g < VANISHED_GAP):
-        out.update(kind="vanishes", text=f"every gap below {VANISHED_GAP:g} (max {g.max():.1e}): "
-                                         f"0 to machine precision")
+        if positive:
+            out["text"] = (f"every gap is 0 to machine precision but the closed-form limit is "
+                           f"{limit:.3g}: the runs contradict it, undecided")
+        else:
+            out.update(kind="vanishes", text=f"every gap below {VANISHED_GAP:g} (max "
+                                             f"{g.max():.1e}): 0 to machine precision")
         return out
     if np.any(g < VANISHED_GAP):
         out["text"] = "some gaps are 0 to machine precision and some not: undecided"
@@ -322,17 +349,34 @@ def step_limit(etas, gaps) -> dict:
     (e1, g1), (e2, g2) = (e[order[0]], g[order[0]]), (e[order[1]], g[order[1]])
     g0 = g1 - (g2 - g1) * e1 / (e2 - e1)
     out.update(slope=fit.slope, low=fit.low, high=fit.high, extrapolated=float(g0))
-    slope = (f"log-log slope of the gap on eta {fit.slope:+.3f} [{fit.low:+.3f}, "
-             f"{fit.high:+.3f}] over eta = {e.min():g}..{e.max():g}")
+    text = (f"log-log slope of the gap on eta {fit.slope:+.3f} [{fit.low:+.3f}, "
+            f"{fit.high:+.3f}] over eta = {e.min():g}..{e.max():g}")
+    law1 = None if law is None else float(np.asarray(law, dtype=float)[order[0]])
     if fit.low > VANISHING_SLOPE:
-        out.update(kind="vanishes", text=f"{slope}, above {VANISHING_SLOPE:g}: the gap vanishes "
-                                         f"with eta (gap {g1:.3g} at eta = {e1:g})")
+        if law1 is not None and not abs(g1 / law1 - 1) <= LAW_RTOL:
+            out["text"] = (f"{text}, above {VANISHING_SLOPE:g}, but at eta = {e1:g} the gap "
+                           f"{g1:.3g} is not within {LAW_RTOL:.0%} of the law's {law1:.3g}: a "
+                           f"floor below the grid is not excluded, undecided")
+        elif positive:
+            out["text"] = (f"{text}, above {VANISHING_SLOPE:g}, against a closed-form limit "
+                           f"{limit:.3g}: undecided")
+        else:
+            law_text = "" if law1 is None else f", the law's {law1:.3g}"
+            out.update(kind="vanishes", text=f"{text}, above {VANISHING_SLOPE:g}: the gap "
+                                             f"vanishes with eta (gap {g1:.3g} at eta = "
+                                             f"{e1:g}{law_text})")
     elif fit.high < STAYING_SLOPE and g0 >= 0.5 * g1:
-        out.update(kind="stays", text=f"{slope}, below {STAYING_SLOPE:g}, and extrapolated to "
-                                      f"eta = 0 the gap is {g0:.3g} (at eta = {e1:g}: {g1:.3g}): "
-                                      f"it stays")
+        if limit is not None and not (positive and abs(g0 / limit - 1) <= LIMIT_RTOL):
+            out["text"] = (f"{text}, below {STAYING_SLOPE:g}, but extrapolated to eta = 0 the "
+                           f"gap {g0:.4g} is not within {LIMIT_RTOL:.0%} of the closed-form "
+                           f"limit {limit:.4g}: undecided")
+        else:
+            lim_text = "" if limit is None else f", the closed-form limit {limit:.4g}"
+            out.update(kind="stays", text=f"{text}, below {STAYING_SLOPE:g}; extrapolated to "
+                                          f"eta = 0 the gap is {g0:.4g} (at eta = {e1:g}: "
+                                          f"{g1:.4g}{lim_text}): it stays")
     else:
-        out["text"] = (f"{slope}; extrapolated to eta = 0: {g0:.3g} (at eta = {e1:g}: "
+        out["text"] = (f"{text}; extrapolated to eta = 0: {g0:.3g} (at eta = {e1:g}: "
                        f"{g1:.3g}): neither vanishing (interval above {VANISHING_SLOPE:g}) nor "
                        f"staying (interval below {STAYING_SLOPE:g}, extrapolation >= half)")
     return out

@@ -244,8 +244,12 @@ def test_sharing_law_exponents_are_judged(measured):
     _, hi = v["fit"]["intervals"]["I-1"]
     assert hi < 2.0
     assert abs(v["closed_form_exponents_design"]["I-1"] - v["fit"]["exponents"]["I-1"]) < 0.01
-    for k, e in (("beta", 2.0), ("I-1", 2.0), ("heterogeneity", 4.0)):
-        assert v["closed_form_exponents_asymptotic"][k] == pytest.approx(e, abs=1e-3)
+    # the integers are the closed form's, by algebra (its series), not a corrected fit
+    assert {k: v["law_exponents"][k] for k in ("beta", "I-1", "heterogeneity")} == \
+        {"beta": 2.0, "I-1": 2.0, "heterogeneity": 4.0}
+    assert v["law_exponents"]["leading term"] == "beta*(I - 1)/2"
+    r = c.judge(m)
+    assert "fitted exponent +1.9" in r.detail and "+2.000 [" not in r.detail
     for k, bad in (("beta", 1.9), ("I-1", 2.1), ("heterogeneity", 3.8), ("eta", 0.05)):
         w = {**c.predicted, "exponents": {**c.predicted["exponents"], k: bad}}
         assert c.check.judge(w, m).verdict == "fail", k

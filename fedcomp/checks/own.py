@@ -36,12 +36,14 @@ def measure_sharing_law(profile, out_dir) -> Measurement:
 
 def judge_sharing_law(predicted, m: Measurement) -> CheckResult:
     """Parts: (a) the extrapolated gap equals the closed form within LAW_TOLERANCE at every
-    point; (b) FedAvg Case II (beta = 1) obeys it; (c) FedDRO's gap; (d) the exponents of beta,
-    I - 1 and h, two-sided (exponent_verdict) on the fitted interval shifted by the design's
-    finite-c bias, which the closed form gives exactly (its exponents on the same points minus
-    its asymptotic ones, beta scaled by 1e-3): the integers 2, 2, 4 hold only as beta (I - 1)
-    -> 0; (e) the eta exponent: the Richardson-extrapolated local slope s_0 at every point within
-    an a priori tolerance (ETA_EXPONENT_TOLERANCE) of the prediction."""
+    point; (b) FedAvg Case II (beta = 1) obeys it; (c) FedDRO's gap; (d) for beta, I - 1 and h:
+    the predicted exponent against the closed form's asymptotic exponent, by algebra
+    (:func:`fedcomp.experiments.intermittent.law_exponents`: the integers hold only as
+    beta (I - 1) -> 0), and the runs' fitted exponent on the design points against the closed
+    form's exponent on the same points (exponent_verdict, two-sided): the data confirm the
+    closed form through (a) and this fit, the integers are the closed form's; (e) the eta
+    exponent: the Richardson-extrapolated local slope s_0 at every point within an a priori
+    tolerance (ETA_EXPONENT_TOLERANCE) of the prediction."""
     from fedcomp.experiments.intermittent import ETA_EXPONENT_TOLERANCE
     from fedcomp.rates.fit import ExponentFit
     v = m.values
@@ -63,20 +65,22 @@ def judge_sharing_law(predicted, m: Measurement) -> CheckResult:
     parts.append(r.verdict)
     reasons.append(r.reason + " (atol 1e-20)")
     fit = v["fit"]
-    design, asym = v["closed_form_exponents_design"], v["closed_form_exponents_asymptotic"]
+    design, law = v["closed_form_exponents_design"], v["law_exponents"]
     for k in ("beta", "I-1", "heterogeneity"):
-        bias = design[k] - asym[k]
         lo, hi = fit["intervals"][k]
         s = fit["exponents"][k]
-        f = ExponentFit(slope=s - bias, intercept=0.0, low=lo - bias, high=hi - bias,
-                        boot_low=lo - bias, boot_high=hi - bias, reg_low=lo - bias,
-                        reg_high=hi - bias, stderr=float("nan"), r2=float("nan"),
+        a = equal_verdict(f"{k}: the closed form's exponent as beta (I - 1) -> 0 (algebra: "
+                          f"c = {law['leading term']} + O(beta^2), D = h^2 D_1)", law[k],
+                          predicted["exponents"][k])
+        f = ExponentFit(slope=s, intercept=0.0, low=lo, high=hi, boot_low=lo, boot_high=hi,
+                        reg_low=lo, reg_high=hi, stderr=float("nan"), r2=float("nan"),
                         n_points=fit["n"], n_seeds=1, x=[], y_mean=[], y_low=[], y_high=[])
-        e = exponent_verdict(f, predicted["exponents"][k])
-        parts.append(e.verdict)
-        reasons.append(f"{k}: fitted {s:+.3f} [{lo:+.3f}, {hi:+.3f}], design bias of the closed "
-                       f"form {bias:+.3f} (design {design[k]:+.3f}, asymptotic {asym[k]:+.3f}): "
-                       f"{e.verdict}: {e.reason}")
+        e = exponent_verdict(f, design[k])
+        parts += [a.verdict, e.verdict]
+        reasons.append(f"{a.reason}: {a.verdict}; the runs' fitted exponent {s:+.3f} [{lo:+.3f}, "
+                       f"{hi:+.3f}] against the closed form's on the same design points "
+                       f"{design[k]:+.3f} (finite c: the integers hold only as beta (I - 1) -> "
+                       f"0): {e.verdict}: {e.reason}")
     s0 = [r_["slope_0"] for r_ in v["eta_slopes"]]
     p_eta = predicted["exponents"]["eta"]
     worst = max(s0, key=lambda x: abs(x - p_eta))
@@ -91,7 +95,7 @@ def judge_sharing_law(predicted, m: Measurement) -> CheckResult:
                    f"{v['kappa_range'][1]:.2f}]")
     measured = {k: v[k] for k in ("max_rel_error_closed_form", "fedavg_case2_rel_error",
                                   "feddro_gap", "fit", "closed_form_exponents_design",
-                                  "closed_form_exponents_asymptotic", "kappa_range")}
+                                  "law_exponents", "kappa_range")}
     measured["eta_slope_0"] = s0
     return CheckResult(combine(parts), predicted, measured, "; ".join(reasons))
 
@@ -167,9 +171,16 @@ CLAIMS = [
                      "FedAvg Case II (beta = 1) obeys the law": True,
                      "FedDRO gap": 0.0},
           reading="deterministic runs on linear-quadratic problems with controlled "
-                  "heterogeneity; the exponents are the law's asymptotic ones (beta (I - 1) -> 0, "
-                  "eta -> 0), judged after removing the design's finite-c bias the closed form "
-                  "gives",
+                  "heterogeneity; the exponents are the closed form's asymptotic ones (beta "
+                  "(I - 1) -> 0, eta -> 0), an algebraic consequence of the closed form, which "
+                  "the runs confirm point by point (within 1 %) and through the fitted exponents "
+                  "on the design points (against the closed form's own there). The statement's "
+                  "consequences for DS-FedDRO, stalling with beta fixed and converging with beta "
+                  "tied to eta, are judged in khanduri.sec4.1.remedies and "
+                  "khanduri.sec4.1.remedies.coupled (they pass and fail there as this law says); "
+                  "khanduri.thm5.2's DS-FedDRO does not converge under Theorem 5.2's own "
+                  "schedule, whose total model movement vanishes as T grows (its detail), which "
+                  "this law does not contradict",
           check=Check(measure_sharing_law, judge_sharing_law,
                       combine_wrong(shifted(("exponents", "beta"), ("exponents", "I-1"),
                                             ("exponents", "heterogeneity"),
@@ -180,9 +191,10 @@ CLAIMS = [
                 "Richardson eta -> 0 from eta = 0.0025 and 0.01): max |gap_0 / closed form - 1| "
                 "= 2.5e-3; with two non-interpolating points 7.2e-3; FedAvg Case II 3.7e-4; "
                 "FedDRO 2.7e-31; power law on beta (I - 1) <= 0.2: beta 1.976 [1.963, 1.989], "
-                "I-1 1.955 [1.937, 1.973], h 3.979 [3.967, 3.992] (95 %, before the bias "
-                "correction: the integers hold only asymptotically since c = beta (I-1)/2 "
-                "(1 - O(beta I)) and x_c moves with c h^2). Stochastic (noise 0.02, eta 0.02, 4 "
+                "I-1 1.955 [1.937, 1.973], h 3.979 [3.967, 3.992] (95 %: the integers hold "
+                "only asymptotically since c = beta (I-1)/2 (1 - O(beta I)) and x_c moves with "
+                "c h^2, and the closed form has the same exponents on the same points). "
+                "Stochastic (noise 0.02, eta 0.02, 4 "
                 "seeds, 40000 iterations): floor - V(I=1) tracks gap_0 from 1e-6 to 7e-4 (phase "
                 "diagram panel d)."),
     Claim(id="fedcomp.localscgdam-bias", paper="fedcomp",

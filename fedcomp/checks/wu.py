@@ -765,8 +765,12 @@ CLAIMS = [
           kind="rate", predicted={"T": -2 / 3, "N": -2 / 3},
           reading="the O((NT)^(-2/3)) part as exponents in T and in N (upper bounds), with the "
                   "corollary's beta = c alpha^2 and B as printed, at m = 256",
-          depends_on=("wu.thm4.7",),
-          notes="does not depend on wu.thm4.7.beta: the run uses the corollary's beta = c alpha^2",
+          depends_on=("wu.thm4.7", "wu.thm4.7.beta"),
+          notes="depends on wu.thm4.7.beta: the corollary applies Theorem 4.7 with beta = c "
+                "alpha^2, outside the theorem's printed beta = 5 S_F alpha, so as printed it does "
+                "not follow from the theorem (its consequences, Remark 4.9 and Table 1's "
+                "Acc-FCSG-M row, rest on that step too); the run itself uses the corollary's "
+                "beta = c alpha^2",
           check=Check(measure_rates_acc, judge_rates_vr, _RATE_WRONG)),
     Claim(id="wu.cor4.8.constants", paper="wu", location="Corollary 4.8 from Theorem 4.7",
           statement="The coefficients of Corollary 4.8 (24 S_F [F0 - F*], 72 b/5, 325/(24 b^2), "

@@ -584,6 +584,27 @@ def closed_form_exponents(points: list[dict], scale: float = 1.0) -> dict:
     return fit_law(pd.DataFrame(rows))
 
 
+def law_exponents() -> dict:
+    """The law's asymptotic exponents of beta, I - 1 and h, by algebra (sympy): the series of
+    the closed form c(beta, I) = 1 - (1 - (1 - beta)^I) / (I beta) at beta -> 0 leads with
+    beta (I - 1) / 2 (first order in beta and in I - 1); :func:`controlled_problem` scales
+    A_k - Abar and b_k - bbar by h, so D(x) = (1/K) sum_k (A_k - Abar)^T (g_k - g) is h^2 D_1(x);
+    and x_c -> x* as c -> 0. The gap c^2 ||D(x_c)||^2 therefore has exponents twice c's in beta
+    and I - 1 and twice D's in h. Returns {"beta", "I-1", "heterogeneity", "leading term"}."""
+    import sympy as sp
+    b, I_, m, h = sp.symbols("beta I m h", positive=True)
+    E, e, x = sp.symbols("E e x", real=True)
+    c = 1 - (1 - (1 - b) ** I_) / (I_ * b)
+    lead = sp.simplify(sp.series(c, b, 0, 2).removeO())
+    lead_m = lead.subs(I_, 1 + m)
+    D = (h * E) * ((h * E) * x + h * e)          # one client's (A_k - Abar)^T (g_k - g), scaled
+
+    def exponent(expr, s):
+        return float(sp.simplify(sp.diff(sp.log(expr), s) * s))
+    return {"beta": 2 * exponent(lead_m, b), "I-1": 2 * exponent(lead_m, m),
+            "heterogeneity": 2 * exponent(D, h), "leading term": str(lead)}
+
+
 def law_measurement(profile: str, out_dir) -> dict:
     """The measurement behind ``fedcomp.intermittent-sharing-law`` (judged in
     :mod:`fedcomp.checks.own`).
@@ -592,8 +613,9 @@ def law_measurement(profile: str, out_dir) -> dict:
     eta -> 0 (gap_0), beside the closed form c(beta, I)^2 ||D(x_c)||^2; FedAvg Case II (beta = 1,
     c = 1 - 1/I) against the same closed form; FedDRO (y shared every iteration). Fits the power
     law of gap_0 on beta, I - 1, h over the small-c points (beta (I - 1) <= 0.2), with the closed
-    form's exponents on the same points and in the asymptotic limit (beta scaled by 1e-3), and
-    the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point; ``points``:
+    form's exponents on the same points (``closed_form_exponents_design``: what the fit should
+    find on this design, finite-c bias included), the law's asymptotic exponents by algebra
+    (:func:`law_exponents`), and the asymptotic eta exponent (:func:`eta_slopes`) at every interpolating point; ``points``:
     every (beta, I, h) point's gap_0 and closed form (drawn over (beta, I) by
     :func:`fedcomp.figures.law.law_heatmap`). The full profile adds two non-interpolating points
     and the runs of :func:`phase_figure`.
@@ -630,7 +652,6 @@ def law_measurement(profile: str, out_dir) -> dict:
     small_pts = [{"beta": float(r.beta), "I": int(r.I), "heterogeneity": float(r.heterogeneity)}
                  for r in small.itertuples()]
     cf_design = closed_form_exponents(small_pts)
-    cf_asym = closed_form_exponents(small_pts, scale=1e-3)
     figures = []
     if profile == "full":
         from fedcomp.figures import plot
@@ -645,7 +666,7 @@ def law_measurement(profile: str, out_dir) -> dict:
             "fit": {"exponents": fit["exponents"], "intervals": fit["intervals"],
                     "n": fit["n"]},
             "closed_form_exponents_design": cf_design["exponents"],
-            "closed_form_exponents_asymptotic": cf_asym["exponents"],
+            "law_exponents": law_exponents(),
             "eta_slopes": slopes, "figures": figures,
             "points": [{"beta": float(r["beta"]), "I": int(r["I"]),
                         "heterogeneity": float(r["heterogeneity"]), "gap0": float(r["gap0"]),

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
 from fedcomp.checks.stored import experiment_check, joint_check
-from fedcomp.checks.huang import (FIG2_ORDERINGS, FIG2_READING, _FIG3_ARMS, _FIG3_NOTE,
+from fedcomp.checks.huang import (COMFEDL_DIVERGENCE, FIG2_ORDERINGS, FIG2_READING,
+                                  _FIG3_ARMS, _FIG3_NOTE,
                                   _RATE_WRONG, KL_VALUE, THM1_PRINTED, THM1_SUM, fig2_checks,
                                   judge_kl_value,
                                   judge_lem3_display_journal, judge_rho, judge_simplex8,
@@ -235,7 +236,7 @@ CLAIMS = [
               {"": {**_FIG3_ARMS, "ComFedL": "comfedl/gamma=0.2"}},
               "MNIST, 10 workers (one with 5000 images, nine with 20), logistic regression, lr "
               "0.01, gamma 0.2, tau 5; batch size, rounds and seeds not stated",
-              note=_FIG3_NOTE), *fig2_checks())),
+              note=_FIG3_NOTE, divergence_note=COMFEDL_DIVERGENCE), *fig2_checks())),
     Claim(id="huang-journal.fig4-6", paper="huang-journal", location="Section 5.2, Figures 4-6",
           statement="Distribution-agnostic MAML on heterogeneous CIFAR10 (10 clients, rho = 0.28, "
                     "tau = 5; ComFedL-DAMAML inner lr 0.05, outer 0.1, gamma 0.5): ComFedL-DAMAML "

@@ -199,7 +199,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
 
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,
                      key: str = "ordering", points: str = "final", higher_is_better=True,
-                     note: str = "") -> Check:
+                     note: str = "", divergence_note: str = "") -> Check:
     """The Check of an ordering claim on stored runs of `experiment`.
 
     cells : {cell name: {method name used in the claim: arm label of the experiment}}
@@ -211,6 +211,8 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         there has no value, and the claim is inconclusive) or "gain" (the final value minus the
         same run's value at t = 0: what training added, when the arms' evaluations differ
         already at the start; the detail also gives that head start, not judged)
+    note : appended to every detail; divergence_note : appended only when a compared arm
+        diverged (why it does, say)
     """
     if points not in ("final", "all", "rounds", "gain"):
         raise ValueError(f"points must be 'final', 'all', 'rounds' or 'gain', got {points!r}")
@@ -224,6 +226,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         if not v["present"]:
             return _absent(predicted, v)
         parts, reasons, unmeasured = [], [], set()
+        diverged = False
         if v.get("missing"):
             parts.append("inconclusive")
             reasons.append(f"no stored runs of {', '.join(v['missing'])}: run `{v['command']}` "
@@ -240,6 +243,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 continue
                             name = f"{a} > {lo} ({metric}{', ' + cell if cell else ''})"
                             da, db = meth[a]["diverged"], meth[lo]["diverged"]
+                            diverged |= bool(da or db)
                             if da or db:
                                 if da and not db and len(da) == len(v["seeds"]):
                                     parts.append("fail")
@@ -292,6 +296,8 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
             detail += f"; not run here (not judged): {sorted(unmeasured)}"
         if v.get("note"):
             detail += f"; {v['note']}"
+        if diverged and divergence_note:
+            detail += f"; {divergence_note}"
         return CheckResult(verdict, predicted, v["cells"], detail)
 
     measure = Measure(_measure_ordering, experiment, metrics, cells, paper_budget, note, points,

@@ -1080,11 +1080,12 @@ def measure_omniglot(profile: str, out_dir: Path) -> Measurement:
 def judge_omniglot_split(predicted, m: Measurement) -> CheckResult:
     v = m.values
     split = predicted["split"]
-    parts = [equal_verdict("characters", v["characters"], predicted["characters"]),
-             equal_verdict("train + validation + test characters", sum(split),
-                           predicted["characters"]),
-             equal_verdict("alphabets", v["alphabets"], predicted["alphabets"]),
-             equal_verdict("drawings per character", v["drawings per character"],
+    ref = "(reference value, Lake et al. 2015: transcribed, not counted)"
+    parts = [equal_verdict(f"characters {ref}", v["characters"], predicted["characters"]),
+             equal_verdict("train + validation + test characters (computed from the printed "
+                           "split)", sum(split), predicted["characters"]),
+             equal_verdict(f"alphabets {ref}", v["alphabets"], predicted["alphabets"]),
+             equal_verdict(f"drawings per character {ref}", v["drawings per character"],
                            predicted["drawings per character"])]
     return from_parts(parts, predicted, v)
 

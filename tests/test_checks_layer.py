@@ -239,9 +239,11 @@ def test_upper_bound_rule_needs_the_interval_within_the_margin():
     beyond = upper_bound_verdict(_fit(-0.867, -1.069, -0.664), -2 / 3, floor=-2 / 3,
                                  max_width=0.5, floor_reason="lower bound")
     assert beyond.verdict == "inconclusive" and "0.402 beyond -0.667" in beyond.reason
-    # within the margin beyond the floor: passes (not tight); wholly beyond it by more: not
+    # within the margin beyond the floor: passes, at the floor (a bound that is the class's
+    # floor is not 'beaten'); wholly beyond it by more: not
     near = upper_bound_verdict(_fit(-0.55, -0.58, -0.52), -0.5, floor=-0.5)
-    assert near.verdict == "pass" and "not tight" in near.reason
+    assert near.verdict == "pass" and "at the class's floor" in near.reason
+    assert "not tight" in upper_bound_verdict(_fit(-0.55, -0.58, -0.52), -0.5).reason
     far = upper_bound_verdict(_fit(-0.7, -0.75, -0.65), -0.5, floor=-0.5)
     assert far.verdict == "inconclusive" and "whole interval lies beyond" in far.reason
     # a prediction steeper than the floor by more than the margin: no run can confirm it, and

@@ -319,9 +319,13 @@ def _judge_coefficient(problem):
         n = v["coefficient"]
         res = bound_constant_verdict("coefficient of the lemma", float(predicted["coefficient"]),
                                      float(n), True, observed_max=v["jensen_ratio"])
-        return CheckResult(res.verdict, predicted, {"derived coefficient": n,
-                                                    "telescopes": v["telescopes"]},
-                           f"u - U splits into {n} differences ({'telescoping' if v['telescopes'] else 'NOT telescoping'}); "
+        tele = "telescoping" if v["telescopes"] else "NOT telescoping"
+        return CheckResult(res.verdict, predicted,
+                           {"derived coefficient": n,
+                            "fedcomp's decomposition telescopes": v["telescopes"]},
+                           f"u - U splits into {n} differences (fedcomp's decomposition, "
+                           f"{tele}; the paper's printed lines are judged by the "
+                           f".decomposition claims); "
                            f"||sum_{{j<={n}}} a_j||^2 <= {n} sum ||a_j||^2 is attained at equal "
                            f"aligned a_j (ratio {v['jensen_ratio']:.6g}), so {n} is the exact "
                            f"constant of that step; {res.reason}. Derived bound: "
@@ -616,13 +620,14 @@ def judge_remark(predicted, m: Measurement) -> CheckResult:
         dv = derived.get(q)
         if dv is None:
             parts.append("fail")
-            text.append(f"{q}: stated eps^{p:+g}, but the derived rate T^{rate:+g} never "
-                        f"reaches eps ({derived.get('reason') or 'does not vanish'})")
+            text.append(f"{q}: predicted (implied by the stated rate) eps^{p:+g}, but the "
+                        f"derived rate T^{rate:+g} never reaches eps "
+                        f"({derived.get('reason') or 'does not vanish'})")
             continue
         ok = abs(dv - p) <= 1e-12
         parts.append("pass" if ok else "fail")
         iv = implied.get(q)
-        text.append(f"{q}: stated eps^{p:+g}, derived eps^{dv:+g}"
+        text.append(f"{q}: predicted (implied by the stated rate) eps^{p:+g}, derived eps^{dv:+g}"
                     + ("" if ok else " (mismatch)")
                     + (f"; the stated rate would imply "
                        f"{'none (' + implied['reason'] + ')' if iv is None else f'eps^{iv:+g}'}"

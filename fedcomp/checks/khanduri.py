@@ -1857,7 +1857,9 @@ CLAIMS += [
           predicted={"y uploads between rounds": 0, "y uploaded at rounds": True},
           reading="avoids FedDRO's per-iteration exchange of y; y is still averaged at every "
                   "round (Algorithm 3 step 7); the literal reading is "
-                  "khanduri.sec5.communication.never",
+                  "khanduri.sec5.communication.never; measured from the engine's ledger of "
+                  "fedcomp's DS-FedDRO, so the check tests that implementation against "
+                  "Algorithm 3 as read (a fail would be fedcomp's, or the reading's)",
           check=Check(measure_ds_ledger, judge_ds_between_rounds,
                       combine_wrong(each([("y uploads between rounds",)], lambda v: v + 1),
                                     flipped(("y uploaded at rounds",))))),

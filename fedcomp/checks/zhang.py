@@ -1144,7 +1144,10 @@ CLAIMS += [
           predicted={"floats per device per round": "2*d1 + 2*d2 + d_g", "rounds": "T/p"},
           reading="'model parameters and momentum' communicated periodically: x, y, u, v and h "
                   "averaged (the text names the momenta, so a reading without them is not "
-                  "registered); rounds counted as floor(T/p)",
+                  "registered); rounds counted as floor(T/p); measured from the engine's "
+                  "ledger of fedcomp's implementation, so the check tests that implementation "
+                  "against this reading of the algorithm (a fail would be fedcomp's, or the "
+                  "reading's)",
           check=Check(measure_communication, judge_communication,
                       combine_wrong(scaled(("floats per device per round",)),
                                     scaled(("rounds",), factors=(2.0,)))),

@@ -77,7 +77,8 @@ def test_closed_forms_of_the_counterexample_instance():
 def test_constants_of_assumptions_1_to_4():
     c = _instance().zhang_constants()
     assert (c["C_g"], c["C_f"], c["L_f"], c["L_g"], c["mu"]) == (3.0, 1.0, 1.0, 0.0, 1.0)
-    assert c["L_phi_lemma2"] == 18.0                     # 2 C_g^2 L_f^2 / mu + C_f L_g
+    from fedcomp.theory.constants import auc_lemma2
+    assert auc_lemma2(c["C_g"], c["C_f"], c["L_f"], c["L_g"], c["mu"]) == 18.0   # Lemma 2
     n = LogCoshMinimax([[1.0, -2.0]], [[0.0, 1.0]], mu=3.0, noise=0.5).zhang_constants()
     assert n["C_g"] == pytest.approx(2.0 + 0.5 * math.sqrt(2))
     assert n["C_f"] == pytest.approx(math.sqrt(2 * 1.25)) and n["L_f"] == 3.0

@@ -44,7 +44,9 @@ the same coupling (measured on the AUC problem by :func:`localscgdam_excess`: th
 vanishes with eta). :func:`sweep` measures the gap over (I, beta, eta, h), :func:`fit_law` fits
 log gap = a + p_beta log beta + p_I log(I - 1) + p_h log h + p_eta log eta with 95 % intervals,
 :func:`phase_figure` draws it, and :func:`law_measurement` is what the claim's check
-(:mod:`fedcomp.checks.own`) judges.
+(:mod:`fedcomp.checks.own`) judges. :func:`remedies` runs the FedDRO paper's Section 4.1 remedies
+(momentum with a fixed weight and with one tied to eta, against FedAvg Case II and FedDRO) for
+the claims ``khanduri.sec4.1.*`` (:mod:`fedcomp.checks.khanduri`).
 """
 from __future__ import annotations
 

@@ -297,13 +297,13 @@ class AUCMinimax(Problem):
         * C_f = 2 max(p, 1-p) (radius_u (Zmax^2 + 1) + (1 + radius_alpha) Zmax): for one row
           with l = +1, grad_u L = [(2(1-p)(s-a) - 2(1+alpha)(1-p)) z, -2(1-p)(s-a), 0] and
           |s - a| = |(w~, a).(z, -1)| <= radius_u sqrt(||z||^2 + 1); l = -1 likewise with p.
-        * L_phi_lemma2 = 2 C_g^2 L_f^2 / mu + C_f L_g (AUC paper, Lemma 2). A direct argument
-          gives C_g^2 L_f (1 + L_f/mu) + C_f L_g, which Lemma 2's value dominates since
-          mu <= L_f (the alpha-block of the Hessian is -mu), so Lemma 2's form is valid.
+        Lemma 2's L_Phi from these constants, and the direct bound beside it, are
+        :func:`fedcomp.theory.constants.auc_lemma2` and ``auc_lemma2_direct`` (Lemma 2's value
+        dominates the direct one since mu <= L_f: the alpha-block of the Hessian is -mu).
 
         Returns
         -------
-        dict with C_g, L_g, C_f, L_f, mu, L_phi_lemma2 and L_phi_direct.
+        dict with C_g, L_g, C_f, L_f, mu, radius_u and radius_alpha.
         """
         Ru = V.real_in("radius_u", radius_u, 0.0, math.inf, low_open=False)
         Ra = V.real_in("radius_alpha", radius_alpha, 0.0, math.inf, low_open=False)
@@ -318,8 +318,6 @@ class AUCMinimax(Problem):
                   for k in range(self.num_clients))
         C_f = 2.0 * max(p, 1.0 - p) * (Ru * (zmax ** 2 + 1.0) + (1.0 + Ra) * zmax)
         return {"C_g": C_g, "L_g": L_g, "C_f": C_f, "L_f": L_f, "mu": mu,
-                "L_phi_lemma2": 2.0 * C_g ** 2 * L_f ** 2 / mu + C_f * L_g,
-                "L_phi_direct": C_g ** 2 * L_f * (1.0 + L_f / mu) + C_f * L_g,
                 "radius_u": Ru, "radius_alpha": Ra}
 
     def outer_hessian(self, k: int) -> np.ndarray:

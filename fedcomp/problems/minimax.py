@@ -186,12 +186,13 @@ class LogCoshMinimax(Problem):
     # --- constants of Assumptions 1-4 --------------------------------------------------------
     def zhang_constants(self) -> dict:
         """Constants of the AUC paper's Assumptions 1-4 for this problem (module docstring),
-        global (for all z, y, x), with Lemma 2's L_Phi = 2 C_g^2 L_f^2 / mu + C_f L_g.
+        global (for all z, y, x); Lemma 2's L_Phi from them is
+        :func:`fedcomp.theory.constants.auc_lemma2`.
 
         Returns
         -------
-        dict with C_g, C_f, L_f, L_g, mu, L_phi_lemma2 and the variances sigma_f, sigma_g,
-        sigma_g_prime of Assumption 3 (0 for exact oracles).
+        dict with C_g, C_f, L_f, L_g, mu and the variances sigma_f, sigma_g, sigma_g_prime of
+        Assumption 3 (0 for exact oracles).
         """
         d, s = self.dim, self.noise
         C_g = float(np.max(np.abs(self.a))) + s * math.sqrt(d)
@@ -201,8 +202,6 @@ class LogCoshMinimax(Problem):
         C_f = math.sqrt(d * (1.0 + s * s))
         L_f = max(1.0, self.mu)
         L_g = 0.0
-        from fedcomp.theory.constants import auc_lemma2
         return {"C_g": C_g, "C_f": C_f, "L_f": L_f, "L_g": L_g, "mu": self.mu,
-                "L_phi_lemma2": auc_lemma2(C_g, C_f, L_f, L_g, self.mu),
                 "sigma_f": s * math.sqrt(d), "sigma_g": s * math.sqrt(d),
                 "sigma_g_prime": s * math.sqrt(d)}

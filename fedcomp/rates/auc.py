@@ -330,6 +330,7 @@ def heterogeneous_sweep(profile: str, out_dir) -> dict:
     L_g (Assumption 1 asks for L_g > 0; g is linear, so any holds) gives the same schedule."""
     from fedcomp.problems.minimax import LogCoshMinimax
     from fedcomp.runner.results import run
+    from fedcomp.theory.constants import auc_lemma2
     from fedcomp.theory.schedules import prescribe
     cfg = _hetero_profile(profile)
     out_dir = Path(out_dir)
@@ -372,7 +373,9 @@ def heterogeneous_sweep(profile: str, out_dir) -> dict:
                     values, closed["grad_phi_sq_at_x_D"], claims=("zhang.thm1.heterogeneous",))]
     hyper = {k: base[k] for k in ("gamma_x", "gamma_y", "alpha", "beta_x", "beta_y")}
     return {"T": list(cfg["T"]), "values": values, "K": K, "runs": rows, "closed_form": closed,
-            "constants": {k: c[k] for k in ("C_g", "C_f", "L_f", "L_g", "mu", "L_phi_lemma2")},
+            "constants": {**{k: c[k] for k in ("C_g", "C_f", "L_f", "L_g", "mu")},
+                          "L_phi_lemma2": auc_lemma2(c["C_g"], c["C_f"], c["L_f"], c["L_g"],
+                                                     c["mu"])},
             "hyper": hyper, "schedule_checks": checks, "problem": {"path": path, "args": args},
             "figures": figures, "diverged_runs": diverged,
             "seconds": time.perf_counter() - t0}

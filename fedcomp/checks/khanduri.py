@@ -562,6 +562,15 @@ _TIED = ("inner momentum, beta = eta", "Local-SCGDM, beta = eta")
 SHARING_KEY = "Algorithm 1 converges with y shared only every I iterations"
 SHARING_MA_KEY = ("a method keeping a moving-average inner estimate converges with it shared "
                   "only every I iterations")
+#: the two sentences of Section 4.1 judged below, each under two readings
+REMEDIES_QUOTE = ("Moreover, regarding commonly used remedies, reducing the number of local steps "
+                  "or using techniques such as momentum, control variates, or variance reduction "
+                  "can mitigate client drift upto some extent, but do not eliminate the "
+                  "structural bias arising from the distributed inner compositional objective. "
+                  "As a result, the issue will still persist.")
+SHARING_QUOTE = ("Clearly, Theorem 4.1 suggests that sharing y_k's in each iteration is "
+                 "required to ensure convergence of FedAvg since sharing the iterates y_k's "
+                 "only intermittently leads to non-convergence of FedAvg.")
 #: the note of a claim whose printed prediction is false on the measurement (the mutation
 #: tests' rule: it is then its own wrong prediction)
 _FALSE_AS_PRINTED = ("The printed prediction is false on this measurement, so its only wrong "
@@ -739,11 +748,7 @@ CLAIMS: list = [
                       "which the text does not say"),
     Claim(id="khanduri.sec4.1.remedies", paper=PAPER,
           location="Section 4.1, discussion after Theorem 4.1",
-          statement="Moreover, regarding commonly used remedies, reducing the number of local "
-                    "steps or using techniques such as momentum, control variates, or variance "
-                    "reduction can mitigate client drift upto some extent, but do not eliminate "
-                    "the structural bias arising from the distributed inner compositional "
-                    "objective. As a result, the issue will still persist.",
+          statement=REMEDIES_QUOTE,
           kind="counterexample",
           predicted={REMEDY_KEYS["gradient momentum"]: True,
                      REMEDY_KEYS["inner momentum, fixed beta"]: True},
@@ -773,11 +778,7 @@ CLAIMS: list = [
                 "out of the limit)"),
     Claim(id="khanduri.sec4.1.remedies.coupled", paper=PAPER,
           location="Section 4.1, discussion after Theorem 4.1",
-          statement="Moreover, regarding commonly used remedies, reducing the number of local "
-                    "steps or using techniques such as momentum, control variates, or variance "
-                    "reduction can mitigate client drift upto some extent, but do not eliminate "
-                    "the structural bias arising from the distributed inner compositional "
-                    "objective. As a result, the issue will still persist.",
+          statement=REMEDIES_QUOTE,
           kind="counterexample",
           predicted={TIED_KEY: True},
           reading="momentum on the inner estimate whose weight is tied to the step size: DS-"
@@ -796,9 +797,7 @@ CLAIMS: list = [
                 + " " + _ONE_OBSERVATION + " " + _FALSE_AS_PRINTED),
     Claim(id="khanduri.sec4.1.sharing-required", paper=PAPER,
           location="Section 4.1, before Algorithm 2",
-          statement="Clearly, Theorem 4.1 suggests that sharing y_k's in each iteration is "
-                    "required to ensure convergence of FedAvg since sharing the iterates y_k's "
-                    "only intermittently leads to non-convergence of FedAvg.",
+          statement=SHARING_QUOTE,
           kind="counterexample",
           predicted={SHARING_KEY: False},
           reading="the authors' reading: FedAvg as Algorithm 1 (y_k = g_k(x_k)); sharing y every "
@@ -813,9 +812,7 @@ CLAIMS: list = [
           check=Check(_REMEDIES, judge_sharing_required, flipped((SHARING_KEY,)))),
     Claim(id="khanduri.sec4.1.sharing-required.moving-average", paper=PAPER,
           location="Section 4.1, before Algorithm 2",
-          statement="Clearly, Theorem 4.1 suggests that sharing y_k's in each iteration is "
-                    "required to ensure convergence of FedAvg since sharing the iterates y_k's "
-                    "only intermittently leads to non-convergence of FedAvg.",
+          statement=SHARING_QUOTE,
           kind="counterexample",
           predicted={SHARING_MA_KEY: False},
           reading="'FedAvg' read as any FedAvg-type method whose clients keep a local inner "

@@ -633,11 +633,12 @@ def _controls(v, limits):
     return ok, head + ("" if ok else " -- the controls do not separate, so no verdict")
 
 
-def _judge_arms(predicted, m, arms_keys, measured_extra=None):
+def _judge_arms(predicted, m, arms_keys):
+    """The parts of (arm label, prediction key) pairs, after the controls."""
     v = m.values
     limits = _limits(v)
     ok, controls = _controls(v, limits)
-    measured = {"limits": limits, **(measured_extra or {})}
+    measured = {"limits": limits}
     if not ok:
         return CheckResult("inconclusive", predicted, measured, controls)
     parts = [_leaves_gap(predicted, v, limits, label, key) for label, key in arms_keys]

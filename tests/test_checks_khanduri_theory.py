@@ -229,3 +229,48 @@ def test_ds_feddro_floats_are_eps_minus_one_in_both_regimes(run, measure_quick):
                 "d_g >> d": {"floats per client": {"eps": -1.5}}}).verdict == "fail"
     assert get("khanduri.abstract.ds-dim-free").depends_on == ("khanduri.cor5.3.derivation",
                                                                "khanduri.cor5.3")
+
+
+def test_a_flat_tied_arm_leaves_the_coupled_claim_undecided(run, measure_quick):
+    """The tied arms' closed-form eta -> 0 limit is 0 (c -> 0 with eta), so a tied arm whose gap
+    looked flat (stays) on the grid contradicts it: undecided, and .coupled cannot pass on it
+    (a slowly vanishing gap, eta^0.3, looks flat on any finite grid)."""
+    import copy
+    from fedcomp.checks.core import Measurement
+    c = get("khanduri.sec4.1.remedies.coupled")
+    v = copy.deepcopy(measure_quick(c).values)
+    for label in ("inner momentum, beta = eta", "Local-SCGDM, beta = eta"):
+        assert v["arms"][label]["limit"] < 1e-20
+        v["arms"][label]["gaps"] = [0.01 * e ** 0.3 for e in v["etas"]]
+    r = c.check.judge(c.predicted, Measurement(values=v))
+    assert r.verdict == "inconclusive", r.detail
+    assert "undecided" in r.detail
+
+
+def test_sharing_required_is_no_pass_when_case2_converges(measure_quick):
+    # the authors' reading needs Case II to keep its gap on this instance; if it converged here
+    # that would show nothing (Theorem 4.1 is about some instance): inconclusive
+    import copy
+    from fedcomp.checks.core import Measurement
+    c = get("khanduri.sec4.1.sharing-required")
+    v = copy.deepcopy(measure_quick(c).values)
+    v["arms"]["FedAvg Case II"] = copy.deepcopy(v["arms"]["FedDRO"])
+    r = c.check.judge(c.predicted, Measurement(values=v))
+    assert r.verdict == "inconclusive" and "not shown on this instance" in r.detail
+    m = Measurement(values=measure_quick(c).values)
+    assert c.check.judge({**c.predicted, "Algorithm 1 converges with y shared only every I "
+                                         "iterations": True}, m).verdict == "fail"
+
+
+def test_a_cost_exponent_is_quoted_only_when_eps_falls_with_the_cost():
+    from fedcomp.checks.khanduri import _cost_part
+    from fedcomp.rates.fit import ExponentFit
+
+    def fit(s, lo, hi):
+        return ExponentFit(slope=s, intercept=0.0, low=lo, high=hi, boot_low=lo, boot_high=hi,
+                           reg_low=lo, reg_high=hi, stderr=0.01, r2=0.9, n_points=5, n_seeds=3,
+                           x=[], y_mean=[], y_low=[], y_high=[])
+    flat = _cost_part("x", fit(-0.002, -0.086, 0.093), -1.0, 0.4)
+    assert "no cost exponent" in flat["reason"] and "eps^-4" not in flat["reason"]
+    falls = _cost_part("x", fit(-0.5, -0.55, -0.45), -2.0, 0.4)
+    assert "cost ~ eps^-2.00 [1.82, 2.22]" in falls["reason"]

@@ -81,6 +81,21 @@ def test_a_diverged_method_ranks_last(monkeypatch, tmp_path):
     assert r.verdict == "inconclusive" and "diverged" in r.detail
 
 
+def test_the_divergence_note_appears_only_where_an_arm_diverged(monkeypatch, tmp_path):
+    # why an arm diverges is said where one did, not on every detail of the experiment
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    c = experiment_check(EXP, ("avg_client_accuracy",), {"": {"A": "a", "B": "b"}},
+                         "the paper's budget", note="ALWAYS", divergence_note="WHY IT DIVERGED")
+    finals = {"a": {0: 0.9, 1: 0.9, 2: 0.9}, "b": {0: 0.5, 1: 0.5, 2: 0.5}}
+    _store(tmp_path / EXP, finals)
+    r = c.judge({"ordering": ["A", ">", "B"]}, c.measure("quick", tmp_path))
+    assert "ALWAYS" in r.detail and "WHY IT DIVERGED" not in r.detail
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "2"))
+    _store(tmp_path / "2" / EXP, finals, diverged={"a": {0: 3, 1: 3, 2: 3}})
+    r = c.judge({"ordering": ["A", ">", "B"]}, c.measure("quick", tmp_path))
+    assert "ALWAYS" in r.detail and "WHY IT DIVERGED" in r.detail
+
+
 def test_missing_runs_name_the_command(monkeypatch, tmp_path):
     monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
     c = _check()

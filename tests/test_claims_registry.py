@@ -66,3 +66,26 @@ def test_claims_cli_json(capsys):
     for c in out["claims"]:
         assert set(c) >= {"id", "paper", "statement", "kind", "command", "status", "reading",
                           "depends_on", "predicted"}
+
+
+def test_the_problems_layer_imports_nothing_above_it():
+    """Layers import only those below them (DESIGN.md): fedcomp.problems sits below runner,
+    theory, rates, checks, figures, report and cli, so none of its modules imports them (the
+    AUC paper's Lemma 2 lives in fedcomp.theory.constants; the problems return the assumptions'
+    constants only)."""
+    import ast
+    from pathlib import Path
+    import fedcomp
+    above = ("runner", "theory", "rates", "checks", "figures", "report", "cli", "experiments",
+             "counterexamples", "neural")
+    root = Path(fedcomp.__file__).parent / "problems"
+    bad = []
+    for f in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for n in names:
+                parts = n.split(".")
+                if parts[0] == "fedcomp" and len(parts) > 1 and parts[1] in above:
+                    bad.append(f"{f.name}: {n}")
+    assert not bad, bad

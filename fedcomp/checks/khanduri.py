@@ -578,7 +578,8 @@ _FALSE_AS_PRINTED = ("The printed prediction is false on this measurement, so it
 _ONE_OBSERVATION = ("khanduri.sec4.1.remedies.coupled and khanduri.sec4.1.sharing-required."
                     "moving-average fail on one observation (the tied arms' gaps vanish with "
                     "eta), not on two.")
-_THM52_NOTE = ("khanduri.thm5.2's diagnostic outside Assumption 5.1 does not converge, but under "
+_THM52_NOTE = ("khanduri.thm5.2's diagnostic with heterogeneous Jacobians (Assumption 5.1 fails "
+               "on R^d, not on a bounded orbit) does not converge, but under "
                "Theorem 5.2's schedule, whose total model movement sum_t gamma_x eta vanishes "
                "as T grows (its detail); here I is fixed and every run reaches its limit, so the "
                "two do not conflict.")
@@ -786,15 +787,19 @@ CLAIMS: list = [
                   "FedDRO's y-update with beta = c_beta eta, c_beta = 1 (Theorem 5.2's coupling; "
                   "server step sizes 1, so Case II's exchanges), and Local-SCGDM as published "
                   "(inner weight beta = eta, gradient momentum 0.1), on the instance of "
-                  "khanduri.sec4.1.remedies; 'eliminate' as there. Under this reading the paper "
-                  "contradicts itself: its Theorem 5.2 has DS-FedDRO converge with beta = c_beta "
-                  "eta (under Assumption 5.1), so the authors' reading is the fixed-weight one, "
-                  "khanduri.sec4.1.remedies",
+                  "khanduri.sec4.1.remedies; 'eliminate' as there. Read over every instance of "
+                  "Assumptions 3.2-3.4, the sentence under this reading conflicts with the "
+                  "paper's own Theorem 5.2 on the instances that also satisfy Assumption 5.1 "
+                  "(DS-FedDRO converges there with beta = c_beta eta), so the authors' reading "
+                  "is the fixed-weight one, khanduri.sec4.1.remedies",
           check=Check(_REMEDIES, judge_remedies_coupled, lambda p: [p]),
           notes="fedcomp.intermittent-sharing-law gives the gap c^2 ||D(x_c)||^2 with c -> 0 as "
                 "the weight does, on any instance to first order (the law's derivation), "
                 "measured here along the closed form (c(eta, I) for DS-FedDRO's update, c'(eta, "
-                "I) for Local-SCGDM's, which updates h before each direction). " + _THM52_NOTE
+                "I) for Local-SCGDM's, which updates h before each direction). By "
+                "khanduri.abstract.bias-control's argument this fail cannot show that the bias "
+                "vanishes outside Assumption 5.1; beyond this instance it rests on the law's "
+                "first-order derivation, measured on linear-quadratic problems. " + _THM52_NOTE
                 + " " + _ONE_OBSERVATION + " " + _FALSE_AS_PRINTED),
     Claim(id="khanduri.sec4.1.sharing-required", paper=PAPER,
           location="Section 4.1, before Algorithm 2",
@@ -1315,8 +1320,8 @@ def judge_thm52(predicted, m):
                         f"; diagnostic (not the printed schedule, not judged): with gamma_x = "
                         f"gamma_y = 0.25 sqrt(K I), so that gamma_x eta = 0.25 sqrt(K/T) as in "
                         f"FedDRO, the T slope is {diag.text()}"
-                        + (f"; on LQ with heterogeneous Jacobians (outside Assumption 5.1, not "
-                           f"judged) the T slope is {outside.text()}" if outside else ""))
+                        + (f"; on LQ with heterogeneous Jacobians (Assumption 5.1 fails on R^d; "
+                           f"not judged) the T slope is {outside.text()}" if outside else ""))
 
 
 # --- Theorem 4.2 ----------------------------------------------------------------------------

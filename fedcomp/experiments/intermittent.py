@@ -465,14 +465,15 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
 
     * ``FedAvg Case II``: y_k = g_k(x_k), x and y averaged every I: c = 1 - 1/I (Theorem 4.1);
     * ``gradient momentum``: Local-SCGDM with inner weight 1 (fresh inner values) and momentum
-      `momentum` on the compositional gradient: c = :func:`scgdm_drift_factor` (1, 1) = 1, the
+      `momentum` on the compositional gradient: c = :func:`scgdm_drift_factor` (1, I) = 1, the
       fixed point of FedAvg Case I (every direction with the client's own inner value); it
       averages x, h and u every I;
     * ``inner momentum, fixed beta``: the moving average y_k <- (1 - beta) y_k + beta g_k(x_k)
       (DS-FedDRO's y-update, server step sizes 1: exactly Case II's exchanges) with `beta` fixed:
       c = c(beta, I);
     * ``inner momentum, beta = eta``: the same with the weight tied to the step size (Theorem
-      5.2's beta = c_beta eta, c_beta = 1): c(eta, I) -> 0; ``law`` holds its gap at each eta;
+      5.2's beta = c_beta eta, c_beta = 1): c(eta, I) -> 0; ``law`` holds its gap at each eta
+      and ``limit`` its eta -> 0 limit, that of c = 0;
     * ``Local-SCGDM, beta = eta``: Local-SCGDM as published, inner weight tied to the step size
       (Gao et al. write it beta eta), momentum `momentum`: c'(eta, I) -> 0, its ``law`` likewise;
     * ``FedDRO``: y averaged every iteration (c = 0), the control.
@@ -520,7 +521,8 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
                       "gaps": [r["gap"] for r in rows],
                       "converged": [r["converged"] for r in rows],
                       "iterations": [r["iterations"] for r in rows],
-                      "limit": limit_at(p, a["c"])[0] if fixed else None,
+                      # a tied arm's c -> 0 with eta: its eta -> 0 limit is c = 0's
+                      "limit": limit_at(p, a["c"] if fixed else 0.0)[0],
                       "law": None if fixed else [limit_at(p, a["c"](eta, I))[0] for eta in etas]}
     e = min(etas)
     ledgers = {label: measure(p, I, e if a["beta"] is tied else a["beta"], e,

@@ -202,7 +202,7 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                        f"margin {margin:g}{plus} a pass allows (a decay that much slower is not "
                        f"excluded)")
     if fit.high < predicted:
-        if floor is not None and floor >= predicted - 1e-12:
+        if floor is not None and abs(floor - predicted) <= 1e-12:
             # the bound is the class's floor: a steeper interval within the margin is the
             # floor's statistical and pre-asymptotic slack, not a bound beaten
             return Verdict("pass", f"{iv}: at the class's floor {floor:+.3f} within the margin "

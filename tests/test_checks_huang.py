@@ -106,6 +106,10 @@ def test_remarks_judge_complexities_for_any_exponent(tmp_path):
     # the stated sample complexity is judged on its own: eps^-2 samples per client is wrong
     r = judge_remark({**c.predicted, "samples per client": {"eps": -2.0}}, m)
     assert r.verdict == "fail" and "samples per client" in r.detail
+    # the remark states only the rate: the complexities are fedcomp's, implied by it
+    r = judge_remark(c.predicted, m)
+    assert "predicted (implied by the stated rate) eps^" in r.detail
+    assert ": stated eps^" not in r.detail
     assert complexities_from_rate("comfedl", 0)["samples per client"] is None
     assert complexities_from_rate("comfedl", -0.5)["samples per client"] == -4.0
 

@@ -108,6 +108,19 @@ def test_constants_fail_in_both_directions(tmp_path_factory):
         assert c.check.judge(wrong, m).verdict == "fail"
 
 
+def test_a_part_that_holds_by_construction_says_so(tmp_path_factory):
+    """Corollaries 4.2/4.5's alpha is reconstructed from their printed first term, so that
+    term's part cannot fail: its detail says so, on the .constants and .implied readings; 4.8's
+    alpha is printed and its first term is judged without the label."""
+    from fedcomp.checks.wu import _FORCED
+    for cid in ("wu.cor4.2.constants", "wu.cor4.5.constants", "wu.cor4.2.implied",
+                "wu.cor4.5.implied"):
+        _, _, r = _run(cid, tmp_path_factory)
+        assert _FORCED.strip() in r.detail, cid
+    _, _, r = _run("wu.cor4.8.constants", tmp_path_factory)
+    assert _FORCED.strip() not in r.detail
+
+
 def test_thm44_consistency_is_derived_not_hard_coded(tmp_path_factory):
     # issue 19: the flag comes from solving Corollary 4.5's beta-terms for beta
     from fedcomp.theory.complexity import findings, wu_implied_momentum

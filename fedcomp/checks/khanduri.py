@@ -54,8 +54,8 @@ from fedcomp.checks.stored import AT, experiment_check, local_steps_check
 from fedcomp.neural.experiments import LOCAL_STEPS
 from fedcomp.checks.core import PAPERS, Check, CheckResult, Claim, Measure, Measurement
 from fedcomp.checks.predict import combine as combine_wrong
-from fedcomp.checks.predict import (cheaper, each, flipped, parse_expression, scaled, shifted,
-                                    steeper, times)
+from fedcomp.checks.predict import (cheaper, each, flipped, itself, parse_expression, scaled,
+                                    shifted, steeper, times)
 from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
@@ -792,7 +792,7 @@ CLAIMS: list = [
                   "paper's own Theorem 5.2 on the instances that also satisfy Assumption 5.1 "
                   "(DS-FedDRO converges there with beta = c_beta eta), so the authors' reading "
                   "is the fixed-weight one, khanduri.sec4.1.remedies",
-          check=Check(_REMEDIES, judge_remedies_coupled, lambda p: [p]),
+          check=Check(_REMEDIES, judge_remedies_coupled, itself),
           notes="fedcomp.intermittent-sharing-law gives the gap c^2 ||D(x_c)||^2 with c -> 0 as "
                 "the weight does, on any instance to first order (the law's derivation), "
                 "measured here along the closed form (c(eta, I) for DS-FedDRO's update, c'(eta, "
@@ -828,7 +828,7 @@ CLAIMS: list = [
                   "own Section 5 contradicts this reading too (DS-FedDRO averages y only at the "
                   "rounds, and Theorem 5.2 has it converge under Assumption 5.1). A tied arm "
                   "that kept a gap would show nothing (inconclusive, never a pass)",
-          check=Check(_REMEDIES, judge_sharing_moving_average, lambda p: [p]),
+          check=Check(_REMEDIES, judge_sharing_moving_average, itself),
           notes=_THM52_NOTE + " " + _ONE_OBSERVATION + " " + _FALSE_AS_PRINTED),
     Claim(id="khanduri.abstract.bias-control", paper=PAPER, location="Abstract",
           statement="We first theoretically establish that standard FedAvg fails in solving the "
@@ -1767,7 +1767,7 @@ def measure_ds_floats(profile, out_dir) -> Measurement:
     round checked against the engine's ledger (:func:`measure_ds_ledger`: x and y uploaded at
     every round, plus the initial y)."""
     import sympy as sp
-    from fedcomp.theory.complexity import d, derive, dg, eps
+    from fedcomp.theory.complexity import _exponents, d, derive, dg, eps
     led = measure_ds_ledger(profile, out_dir).values
     K, R = led["K"], led["rounds"]
     per_round = {"x": led["floats"]["x"] / (K * R),
@@ -1775,10 +1775,9 @@ def measure_ds_floats(profile, out_dir) -> Measurement:
     dv = derive("ds-feddro")
     scheme = float(dv.floats_per_round.subs({d: led["d"], dg: led["d_g"]}))
     fpc = sp.expand(dv.floats_per_client)
-    exps = {}
-    for key, dim in zip(DS_DIM_KEYS, (d, dg)):
-        coef = sp.simplify(sp.diff(fpc, dim))        # the floats per unit of the larger dimension
-        exps[key] = float(sp.simplify(sp.diff(sp.log(coef), eps) * eps))
+    # the eps exponent of the floats per unit of the larger dimension
+    exps = {key: float(_exponents(sp.diff(fpc, dim), eps)[0])
+            for key, dim in zip(DS_DIM_KEYS, (d, dg))}
     return Measurement(values={"floats_per_client": str(fpc), "eps exponent": exps,
                                "ledger_per_round": per_round, "scheme_per_round": scheme,
                                "ledger_setting": f"K={K}, d={led['d']}, d_g={led['d_g']}, "
@@ -1909,7 +1908,7 @@ CLAIMS += [
           depends_on=("khanduri.thm4.1", "khanduri.thm4.2"),
           notes="The printed prediction is false (the two algorithms coincide at I = 1), so its "
                 "only wrong prediction is itself; a user's prediction 'false' passes.",
-          check=Check(measure_fedavg_i1, judge_fedavg_i1, lambda p: [p])),
+          check=Check(measure_fedavg_i1, judge_fedavg_i1, itself)),
 ]
 
 

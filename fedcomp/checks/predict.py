@@ -157,6 +157,12 @@ def reversed_order(*paths: tuple) -> Callable[[Any], list]:
     return each(paths, lambda v: list(reversed(v)))
 
 
+def itself(pred) -> list:
+    """The wrong predictions of a claim whose printed prediction is false on the measurement:
+    the prediction itself (a user's opposite prediction passes)."""
+    return [pred]
+
+
 def combine(*wrongs: Callable[[Any], list]) -> Callable[[Any], list]:
     def wrong(pred):
         return [m for w in wrongs for m in w(pred)]

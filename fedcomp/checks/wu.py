@@ -55,6 +55,7 @@ from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement,
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.measure import diverged_text
+from fedcomp.theory.complexity import FIRST_TERM
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
                                    combine, equal_verdict, upper_bound_verdict)
 
@@ -230,7 +231,7 @@ def _constants_judge(name: str, how: str):
         verdicts, notes = [], []
         for term in derived:
             v = equal_verdict(term, derived[term], predicted[term])
-            if name in RECONSTRUCTED_ALPHA and term == FIRST_TERM_KEY:
+            if name in RECONSTRUCTED_ALPHA and term == FIRST_TERM:
                 v.reason += _FORCED
             verdicts.append(v.verdict)
             if v.verdict == "fail":
@@ -254,7 +255,6 @@ IMPLIED_KEY = "the printed bound follows from the theorem"
 #: the corollaries whose alpha fedcomp reconstructs from the printed first term (the printed
 #: alpha shows no N: _ALPHA_Q_READING), so that term agrees by construction
 RECONSTRUCTED_ALPHA = ("cor4.2", "cor4.5")
-FIRST_TERM_KEY = "first (x [F0 - F*])"
 _FORCED = (" (by construction: alpha is reconstructed from this printed term, so this part "
            "cannot fail; the other terms decide)")
 
@@ -276,7 +276,7 @@ def _implied_judge(name: str):
         v = m.values[name]
         groups = "; ".join(f"{g}: printed {row['printed']}, derived {row['derived']} "
                            f"(printed - derived = {row['printed - derived']})"
-                           + (_FORCED if g == FIRST_TERM_KEY and name in RECONSTRUCTED_ALPHA
+                           + (_FORCED if g == FIRST_TERM and name in RECONSTRUCTED_ALPHA
                               else "")
                            for g, row in v.items() if g != "follows")
         if v["follows"] is None:
@@ -286,6 +286,13 @@ def _implied_judge(name: str):
         return CheckResult(r.verdict, predicted, v, f"{r.reason}: {groups}")
     judge.__name__ = judge.__qualname__ = f"judge_implied_{name.replace('.', '')}"
     return judge
+
+
+#: what the readings of Theorems 4.1, 4.4 and 4.7's bias-term checks end with
+_BIAS_READING_TAIL = ("(rates.fcsg: the m-free terms of the bound do not vanish, so this reads "
+                      "the bound's m term, it is not implied by it); on section 5.1's model "
+                      "Assumption 3.3's bounded variance holds on the ball the iterates stay in, "
+                      "not on all of R^d (wu.assump.sec51-constants)")
 
 
 #: what Corollaries 4.2 and 4.5's rate checks rest on besides their printed schedule
@@ -613,10 +620,7 @@ CLAIMS = [
           reading="the bias term 2 L_g^2 S_f^2 sigma_g^2/m: with a constant step the gap "
                   "settles at a floor that the bound puts at O(1/m); judged: the exponent in m "
                   "of the measured floor is at most -1 (an upper bound), run with "
-                  "alpha <= 1/(6 q S_F) (rates.fcsg: the m-free terms of the bound do not "
-                  "vanish, so this reads the bound's m term, it is not implied by it); on "
-                  "section 5.1's model Assumption 3.3's bounded variance holds on the ball the "
-                  "iterates stay in, not on all of R^d (wu.assump.sec51-constants)",
+                  "alpha <= 1/(6 q S_F) " + _BIAS_READING_TAIL,
           notes="S_F (in alpha <= 1/(6 q S_F)) is never defined in the paper: see wu.assump.sf",
           check=Check(measure_bias_fcsg, judge_bias_floor, _BIAS_WRONG)),
     Claim(id="wu.cor4.2", paper="wu", location="Corollary 4.2",
@@ -673,10 +677,7 @@ CLAIMS = [
           kind="rate", predicted={"m": -1},
           reading="the bias term 4 L_g^2 S_f^2 sigma_g^2/m: exponent in m of the measured gap "
                   "floor at most -1 (an upper bound); run with the theorem's beta = 5 S_F alpha "
-                  "and alpha <= 1/(6 q S_F) (rates.fcsg: the m-free terms of the bound do not "
-                  "vanish, so this reads the bound's m term, it is not implied by it); on "
-                  "section 5.1's model Assumption 3.3's bounded variance holds on the ball the "
-                  "iterates stay in, not on all of R^d (wu.assump.sec51-constants)",
+                  "and alpha <= 1/(6 q S_F) " + _BIAS_READING_TAIL,
           notes="S_F (in alpha <= 1/(6 q S_F)) is never defined in the paper: see wu.assump.sf",
           check=Check(measure_bias_fcsg_m, judge_bias_floor, _BIAS_WRONG)),
     Claim(id="wu.thm4.4.beta", paper="wu", location="Theorem 4.4 (momentum parameter)",
@@ -753,10 +754,7 @@ CLAIMS = [
           kind="rate", predicted={"m": -1},
           reading="the bias term 3 L_g^2 S_f^2 sigma_g^2/m: exponent in m of the measured gap "
                   "floor at most -1 (an upper bound); run with the theorem's beta = 5 S_F alpha "
-                  "and alpha <= 1/(6 q S_F) (rates.fcsg: the m-free terms of the bound do not "
-                  "vanish, so this reads the bound's m term, it is not implied by it); on "
-                  "section 5.1's model Assumption 3.3's bounded variance holds on the ball the "
-                  "iterates stay in, not on all of R^d (wu.assump.sec51-constants)",
+                  "and alpha <= 1/(6 q S_F) " + _BIAS_READING_TAIL,
           notes="S_F is never defined in the paper (wu.assump.sf); c appears in the bound but "
                 "is defined only in Corollary 4.8 (c = 30 S_F^2/(b N))",
           check=Check(measure_bias_acc, judge_bias_floor, _BIAS_WRONG)),

@@ -22,6 +22,7 @@ from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (
     each,
     flipped,
+    itself,
     parse_expression,
     scaled,
     shifted,
@@ -985,7 +986,7 @@ CLAIMS = [
                   "that value and no T is large enough; the rising slope over the grid and the "
                   "shrinking distance to x_D (both in the detail) are the finite-T evidence",
           check=Check(measure_thm1_heterogeneous, judge_thm1_heterogeneous,
-                      combine_wrong(lambda p: [p], steeper(("rate", "T")))),
+                      combine_wrong(itself, steeper(("rate", "T")))),
           notes="A counterexample to Theorem 1 + Remark 1 as stated (for every problem meeting "
                 "Assumptions 1-4): (12) pairs client k's own inner Jacobian with its own outer "
                 "gradient, so with exact oracles the iterates approach a root x_D of D(x) = "
@@ -1205,7 +1206,7 @@ CLAIMS += [
                   "three decimals is not outperforming; zhang.table1.text.tied reads it as "
                   "best or tied)",
           # the printed prediction is false on the table (a tie), so it is its own wrong one
-          check=Check(measure_table1_text, judge_table1_text, lambda p: [p]),
+          check=Check(measure_table1_text, judge_table1_text, itself),
           notes="the tie is FashionMNIST p = 4 (LocalSGDM_RL 0.980 = LocalSCGDAM 0.980); the "
                 "'large margin' on CATvsDOG (0.024, 0.035, 0.011) has no threshold in the text "
                 "and is not judged; the paper says 'three state-of-the-art methods' and lists "

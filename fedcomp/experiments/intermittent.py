@@ -489,7 +489,7 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
     if len(etas) < 3:
         raise ValueError(f"etas needs at least 3 step sizes, got {len(etas)}")
     p = controlled_problem(heterogeneity, huber_radius=REMEDIES_HUBER_RADIUS)
-    tied = None
+    # an arm whose inner weight is tied to eta (beta = eta) has c as a function of (eta, I)
     arms = {"FedAvg Case II": dict(algorithm="fedavg-case2", beta=1.0, c=drift_factor(1.0, I),
                                    setting=f"y_k = g_k(x_k), x and y averaged every I = {I}"),
             "gradient momentum": dict(algorithm="local-scgdm", beta=1.0, momentum=momentum,
@@ -501,21 +501,23 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
                                                c=drift_factor(beta, I),
                                                setting=f"DS-FedDRO's y-update, beta = {beta:g}, "
                                                        f"server step sizes 1"),
-            "inner momentum, beta = eta": dict(algorithm="ds-feddro", beta=tied, c=drift_factor,
+            "inner momentum, beta = eta": dict(algorithm="ds-feddro", c=drift_factor,
                                                setting="DS-FedDRO's y-update, beta = eta, "
                                                        "server step sizes 1"),
-            "Local-SCGDM, beta = eta": dict(algorithm="local-scgdm", beta=tied,
-                                            momentum=momentum, c=scgdm_drift_factor,
+            "Local-SCGDM, beta = eta": dict(algorithm="local-scgdm", momentum=momentum,
+                                            c=scgdm_drift_factor,
                                             setting=f"Local-SCGDM as published, inner weight "
                                                     f"beta = eta, gradient momentum "
                                                     f"{momentum:g}"),
             "FedDRO": dict(algorithm="feddro", beta=beta, c=0.0,
                            setting="y averaged every iteration")}
+    def arm_run(a, eta, **kw):
+        return measure(p, I, a.get("beta", eta), eta, algorithm=a["algorithm"],
+                       momentum=a.get("momentum"), **kw)
+
     out = {}
     for label, a in arms.items():
-        rows = [measure(p, I, eta if a["beta"] is tied else a["beta"], eta,
-                        algorithm=a["algorithm"], momentum=a.get("momentum"))
-                for eta in etas]
+        rows = [arm_run(a, eta) for eta in etas]
         fixed = not callable(a["c"])
         out[label] = {"algorithm": a["algorithm"], "setting": a["setting"],
                       "gaps": [r["gap"] for r in rows],
@@ -525,9 +527,7 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
                       "limit": limit_at(p, a["c"] if fixed else 0.0)[0],
                       "law": None if fixed else [limit_at(p, a["c"](eta, I))[0] for eta in etas]}
     e = min(etas)
-    ledgers = {label: measure(p, I, e if a["beta"] is tied else a["beta"], e,
-                              algorithm=a["algorithm"], momentum=a.get("momentum"),
-                              iterations=LEDGER_ROUNDS * I)["floats"]
+    ledgers = {label: arm_run(a, e, iterations=LEDGER_ROUNDS * I)["floats"]
                for label, a in arms.items()}
     return {"etas": etas, "I": I, "heterogeneity": heterogeneity, "arms": out,
             "ledgers": ledgers, "ledger_rounds": LEDGER_ROUNDS,
@@ -596,17 +596,16 @@ def law_exponents() -> dict:
     and x_c -> x* as c -> 0. The gap c^2 ||D(x_c)||^2 therefore has exponents twice c's in beta
     and I - 1 and twice D's in h. Returns {"beta", "I-1", "heterogeneity", "leading term"}."""
     import sympy as sp
+
+    from fedcomp.theory.complexity import _exponents
     b, I_, m, h = sp.symbols("beta I m h", positive=True)
     E, e, x = sp.symbols("E e x", real=True)
     c = 1 - (1 - (1 - b) ** I_) / (I_ * b)
     lead = sp.simplify(sp.series(c, b, 0, 2).removeO())
-    lead_m = lead.subs(I_, 1 + m)
+    e_b, e_m = _exponents(lead.subs(I_, 1 + m), b, m)
     D = (h * E) * ((h * E) * x + h * e)          # one client's (A_k - Abar)^T (g_k - g), scaled
-
-    def exponent(expr, s):
-        return float(sp.simplify(sp.diff(sp.log(expr), s) * s))
-    return {"beta": 2 * exponent(lead_m, b), "I-1": 2 * exponent(lead_m, m),
-            "heterogeneity": 2 * exponent(D, h), "leading term": str(lead)}
+    return {"beta": 2 * float(e_b), "I-1": 2 * float(e_m),
+            "heterogeneity": 2 * float(_exponents(D, h)[0]), "leading term": str(lead)}
 
 
 def law_measurement(profile: str, out_dir) -> dict:

@@ -35,7 +35,8 @@ import time
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import affine2, matvec_t, matvec_t_rows, matvec_t_strips
+from fedcomp.engine.dense import (affine2, column_copy, matvec_t, matvec_t_rows, matvec_t_strips,
+                                  no_column_copy)
 
 DIMS = (8, 10, 16, 32, 50, 64, 128, 200, 300, 500)
 
@@ -64,23 +65,41 @@ def _interleaved(calls: dict, rounds: int, clock) -> dict:
 
 
 @nb.njit
-def _one_point_loop(product, A, At, b, x1, o1, reps):
-    """`product` (an affine) over the clients, `reps` times (--against)."""
+def _one_point_loop(product, A, b, x1, o1, reps):
+    """`product` (affine's row form) over the clients, `reps` times (--against)."""
     for _ in range(reps):
         for k in range(A.shape[0]):
-            product(A, At, k, b, x1, o1)
+            product(A, k, b, x1, o1)
             x1[0] += o1[0] * 1e-30
     return o1[0]
 
 
 @nb.njit
-def _two_point_loop(product, A, At, b, x1, x2, o1, o2, reps):
-    """`product` (an affine2) over the clients, `reps` times (--against)."""
+def _two_point_loop(product, A, b, x1, x2, o1, o2, reps):
+    """`product` (affine2's row form) over the clients, `reps` times (--against)."""
     for _ in range(reps):
         for k in range(A.shape[0]):
-            product(A, At, k, b, x1, x2, o1, o2)
+            product(A, k, b, x1, x2, o1, o2)
             x1[0] += o1[0] * 1e-30
     return o1[0]
+
+
+def _row_products(mod):
+    """(affine's, affine2's row form) of a dense module: its affine_rows and affine2_rows, or, in
+    a checkout before those (28 November 2026), affine and affine2 with an empty (K, 0, 0) At."""
+    if hasattr(mod, "affine_rows"):
+        return mod.affine_rows, mod.affine2_rows
+    old1, old2 = mod.affine, mod.affine2
+    empty = np.empty((1, 0, 0))
+
+    @nb.njit
+    def one(A, k, b, x, out):
+        old1(A, empty, k, b, x, out)
+
+    @nb.njit
+    def two(A, k, b, x1, x2, out1, out2):
+        old2(A, empty, k, b, x1, x2, out1, out2)
+    return one, two
 
 
 @nb.njit
@@ -115,8 +134,8 @@ def against(root, dims) -> None:
     there = _load_dense(root)
     K = 16
     # each product a dispatcher of its own module: the loops compile once per product
-    loops = {tag: {"affine rows": (_one_point_loop, mod.affine),
-                   "affine2 rows": (_two_point_loop, mod.affine2),
+    loops = {tag: {"affine rows": (_one_point_loop, _row_products(mod)[0]),
+                   "affine2 rows": (_two_point_loop, _row_products(mod)[1]),
                    "matvec_t": (_transposed_loop, mod.matvec_t),
                    "matvec_t rows": (_transposed_loop, mod.matvec_t_rows),
                    "matvec_t strips": (_transposed_loop, mod.matvec_t_strips)}
@@ -133,13 +152,12 @@ def against(root, dims) -> None:
             runs = {}
             for tag in ("there", "here"):
                 loop, product = loops[tag][name]
-                rows_layout = np.empty((K, 0, 0))
                 if name.startswith("affine2"):
                     outs = (np.empty(d), np.empty(d))
-                    args = (product, A, rows_layout, b, x1.copy(), x2, *outs)
+                    args = (product, A, b, x1.copy(), x2, *outs)
                 elif name.startswith("affine"):
                     outs = (np.empty(d),)
-                    args = (product, A, rows_layout, b, x1.copy(), outs[0])
+                    args = (product, A, b, x1.copy(), outs[0])
                 else:
                     outs = (np.empty(d),)
                     args = (product, A, v.copy(), outs[0])
@@ -161,12 +179,12 @@ def main(dims=DIMS) -> None:
     for d in dims:
         rng = np.random.default_rng(d)
         A = rng.standard_normal((K, d, d))
-        At = np.ascontiguousarray(A.transpose(0, 2, 1))
+        At = column_copy(A)
         b, x1, x2, v = (rng.standard_normal(s) for s in ((K, d), d, d, d))
         o1, o2, o = np.empty(d), np.empty(d), np.empty(d)
         reps = max(10, int(2e7 / (K * d * d)))
         cases = {"affine2 columns": (_affine2_loop, (A, At, b, x1, x2, o1, o2)),
-                 "affine2 rows": (_affine2_loop, (A, np.empty((K, 0, 0)), b, x1, x2, o1, o2)),
+                 "affine2 rows": (_affine2_loop, (A, no_column_copy(), b, x1, x2, o1, o2)),
                  "matvec_t": (_transposed_loop, (matvec_t, A, v, o)),
                  "matvec_t rows": (_transposed_loop, (matvec_t_rows, A, v, o)),
                  "matvec_t strips": (_transposed_loop, (matvec_t_strips, A, v, o))}

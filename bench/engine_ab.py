@@ -4,7 +4,9 @@ beta = 0.2, the anchor's problems and iterations), the median of 7 runs after a 
 JSON line. ``kl-d50 I=1`` and ``kl-d50 I=T`` run kl-d50 with a model average every iteration and
 with none before the last: KL-DRO's memo (fedcomp.problems._kl_kernels) then never and always
 serves FedDRO's next gradient. ``kl-d50 ds-feddro`` and ``kl-d50 fedavg-modified`` run those
-algorithms instead of FedDRO on kl-d50 (I = 5; DS-FedDRO with server steps 1.0).
+algorithms instead of FedDRO on kl-d50 (I = 5; DS-FedDRO with server steps 1.0). ``d=2 K=4
+exact`` and ``d=2 K=4 noise`` run FedDRO at the Theorem 4.1 counterexample's size (K = 4,
+d = d_g = 2, T = 200 000), where the engine's lead over JAX is largest.
 
 Run, alternating the checkouts (``git worktree add DIR REV``), pinned to one core::
 
@@ -35,6 +37,10 @@ def main() -> None:
     cases = [(f"d={d} {'noise' if noise > 0 else 'exact'}", T, noise > 0,
               LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=noise, seed=1), 5, feddro)
              for d, T, noise in WORKLOADS]
+    # the Theorem 4.1 counterexample's size (K = 4, d = d_g = 2), where a client step is ~50 ns
+    cases += [(f"d=2 K=4 {'noise' if noise > 0 else 'exact'}", 200_000, noise > 0,
+               LinearQuadratic.random(4, 2, 2, heterogeneity=1.0, noise=noise, seed=1), 5, feddro)
+              for noise in (0.0, 0.1)]
     kl = KLDRO.synthetic(dim=50, num_clients=16, batch_size=16, feature_shift=0.5, seed=2)
     cases += [("kl-d50", 4_000, True, kl, 5, feddro), ("kl-d50 I=1", 4_000, True, kl, 1, feddro),
               ("kl-d50 I=T", 4_000, True, kl, 4_000, feddro),
@@ -58,7 +64,7 @@ def main() -> None:
             t0 = time.process_time()
             run()
             times.append(time.process_time() - t0)
-        out[name] = round(16 * T / statistics.median(times))
+        out[name] = round(p.num_clients * T / statistics.median(times))
     print(json.dumps(out))
 
 

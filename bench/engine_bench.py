@@ -77,7 +77,7 @@ import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_che
 import fedcomp  # noqa: E402
 from fedcomp import rng as frng  # noqa: E402
 from fedcomp.problems import KLDRO, LinearQuadratic  # noqa: E402
-from fedcomp.engine.dense import affine, affine2, matvec_t  # noqa: E402
+from fedcomp.engine.dense import affine, affine2, matvec_t_in  # noqa: E402
 from fedcomp.engine.prims import avg_rows, mean_rows  # noqa: E402
 from fedcomp.problems._kl_kernels import g_value as kl_g_value  # noqa: E402
 from fedcomp.problems._kl_kernels import g_value2 as kl_g_value2  # noqa: E402
@@ -130,7 +130,7 @@ def hand_feddro_lq(A, At, b, noise, R, x0, base, T, I, eta, beta, exact):
             c = 1.0 if n <= R else R / n
             for i in range(dg):
                 v[i] = c * Y[k, i]
-            matvec_t(A, k, v, gx)
+            matvec_t_in(A, At, k, v, gx)  # the problem's layout, as the kernels
             if stoch:
                 nv = 0.0
                 for i in range(dg):

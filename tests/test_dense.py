@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, PREFETCH_MIN_COLS, affine, affine2, matvec_t,
-                                  matvec_t_rows, matvec_t_strips, row_dot, row_dot2, row_dots4,
+from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, PREFETCH_MIN_COLS, affine, affine2,
+                                  column_copy, matvec_t, matvec_t_in, matvec_t_rows,
+                                  matvec_t_strips, no_column_copy, row_dot, row_dot2, row_dots4,
                                   row_dots4_2)
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
 
@@ -48,7 +49,7 @@ def plain_matvec_t(A, k, v, out):
 def blocked(A, At, k, b, x1, x2, v, o1, o2, o3, o4):
     affine(A, At, k, b, x1, o1)
     affine2(A, At, k, b, x1, x2, o2, o3)
-    matvec_t(A, k, v, o4)
+    matvec_t_in(A, At, k, v, o4)
 
 
 def _values(rng, shape):
@@ -72,8 +73,8 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     A = _values(rng, (K, n, d))
     b = _values(rng, (K, n))
     x1, x2, v = _values(rng, d), _values(rng, d), _values(rng, n)
-    At = np.ascontiguousarray(A.transpose(0, 2, 1)) if columns else np.empty((K, 0, 0))
-    if not contiguous:  # the element-by-element path of load4/store4 ('A' layout)
+    At = column_copy(A) if columns else no_column_copy()
+    if not contiguous and columns:  # the element-by-element path of load4/store4 ('A' layout)
         At = np.repeat(At, 2, axis=2)[:, :, ::2]
         b = np.repeat(b, 2, axis=1)[:, ::2]
         A = np.repeat(A, 2, axis=2)[:, :, ::2]
@@ -107,7 +108,7 @@ def test_the_row_products_that_prefetch_are_the_documented_order(n, d):
     for A_ in (A, np.repeat(A, 2, axis=2)[:, :, ::2]):
         full = [np.full(m + 4, np.nan) for m in (n, n, n, d)]
         outs = [f[:-4] for f in full]
-        blocked(A_, np.empty((3, 0, 0)), 1, b, x1, x2, v, *outs)
+        blocked(A_, no_column_copy(), 1, b, x1, x2, v, *outs)
         o_rows = np.full(d + 4, np.nan)
         _both_matvec_t(A_, 1, v, o_rows[:-4], np.empty(d), np.empty(d))
         assert all(np.isnan(f[-4:]).all() for f in (*full, o_rows))
@@ -161,9 +162,8 @@ def test_the_prefetched_positions_are_the_next_block_of_rows(n, d):
     m4 = d - d % 4
     blocks = [i for i in range(0, n - 3, 4) if i + 8 <= n] if d >= PREFETCH_MIN_COLS else []
     expected = sorted((k, i + 4, q) for i in blocks for q in range(0, 4 * m4, 8))
-    calls = {"affine": lambda: mod.affine(A, np.empty((K, 0, 0)), k, b, x1, np.empty(n)),
-             "affine2": lambda: mod.affine2(A, np.empty((K, 0, 0)), k, b, x1, x2, np.empty(n),
-                                            np.empty(n)),
+    calls = {"affine": lambda: mod.affine_rows(A, k, b, x1, np.empty(n)),
+             "affine2": lambda: mod.affine2_rows(A, k, b, x1, x2, np.empty(n), np.empty(n)),
              "matvec_t_rows": lambda: mod.matvec_t_rows(A, k, v, np.empty(d))}
     for name, call in calls.items():
         _PREFETCHED.clear()
@@ -274,7 +274,7 @@ def test_below_four_inputs_the_value_order_is_the_plain_loop():
     # counterexample's size), whatever the layout.
     rng = np.random.default_rng(3)
     A, b, x = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5)), rng.standard_normal(3)
-    for At in (np.ascontiguousarray(A.transpose(0, 2, 1)), np.empty((2, 0, 0))):
+    for At in (column_copy(A), no_column_copy()):
         out = np.empty(5)
         blocked(A, At, 1, b, x, x, np.zeros(5), out, np.empty(5), np.empty(5), np.empty(3))
         for i in range(5):
@@ -359,15 +359,21 @@ p = LinearQuadratic.random(2, 7, 6, noise=0.1, seed=1)   # n % 4 and d % 4 both 
 fedcomp.simulate(p, "feddro", iterations=2, eta=0.05, local_steps=1, beta=0.2)
 mods = [m for n, m in sys.modules.items() if n.startswith("fcgen_feddro_")]
 asm = "".join(m.run_one.inspect_asm(s) for m in mods for s in m.run_one.signatures)
-print(len(asm), sorted(set(re.findall(r"_ZN7fedcomp6engine5dense\d+\w+", asm))))
+# the dense.py functions the machine code names (Itanium mangling: the name's length, the name)
+names = {asm[m.end():m.end() + int(m.group(1))]
+         for m in re.finditer(r"_ZN7fedcomp6engine5dense(\d+)", asm)}
+print(len(asm), sorted(names))
 '''
 
 
 def test_the_compiled_step_calls_no_dense_function(tmp_path):
-    """dense.py's products end up whole inside a compiled step: LLVM does not inline a numba
-    function compiled on its own, and a call per row or per remainder output cost 20 % of a
-    client step at d = 100-200 and most of affine2 at d = 10 (docs/bench.md, "The products
-    without a call per row"). Fresh caches, so that numba compiles (and can show) the code."""
+    """dense.py's products end up whole inside a small problem's compiled step: LLVM does not
+    inline a numba function compiled on its own, and a call per row or per remainder output cost
+    20 % of a client step at d = 100-200 and most of affine2 at d = 10 (docs/bench.md, "The
+    products without a call per row"); and the row forms, which large problems call (one call
+    per product), are not even compiled into it (their layout is another type; docs/bench.md,
+    "The row products compiled once"). Fresh caches, so that numba compiles (and can show) the
+    code."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "FEDCOMP_CACHE_DIR": str(tmp_path / "fc")}
     r = subprocess.run([sys.executable, "-c", STEP_ASM], env=env, capture_output=True, text=True,
@@ -376,3 +382,24 @@ def test_the_compiled_step_calls_no_dense_function(tmp_path):
     size, called = r.stdout.strip().splitlines()[-1].split(" ", 1)
     assert int(size) > 10_000  # the step's machine code was there to search
     assert called == "[]", f"the compiled FedDRO step calls dense.py functions: {called}"
+
+
+def test_both_layouts_of_a_problem_run_the_same_iterates(monkeypatch):
+    """LinearQuadratic's two layouts (a zero-padded column copy; none, the row forms called) are
+    a speed choice only: the same FedDRO run bit for bit, exact and stochastic, with n % 4 and
+    d % 4 both nonzero (the padded last block of outputs)."""
+    import fedcomp
+    from fedcomp.problems import LinearQuadratic
+    small = LinearQuadratic.random(3, 7, 6, noise=0.1, seed=2)
+    K, n, d = small.A.shape
+    assert small.data[5].shape == (K, d, 8) and not small.data[5][:, :, n:].any()
+    monkeypatch.setattr(LinearQuadratic, "column_layout_max_bytes", 0)
+    rows = LinearQuadratic.random(3, 7, 6, noise=0.1, seed=2)
+    assert rows.data[5].ndim == 1 and np.array_equal(rows.A, small.A)
+    for stochastic in (False, True):
+        kw = dict(iterations=12, eta=0.05, beta=0.2, local_steps=3, stochastic=stochastic,
+                  record_every=4)
+        a, b = fedcomp.simulate(small, "feddro", **kw), fedcomp.simulate(rows, "feddro", **kw)
+        assert _same_bits(a.x_bar, b.x_bar)
+        for m in ("grad_norm_sq", "value", "inner_error", "consensus"):
+            assert _same_bits(getattr(a, m), getattr(b, m)), m

@@ -37,6 +37,7 @@ import dis
 import functools
 import hashlib
 import importlib
+import contextlib
 import importlib.util
 import inspect
 import os
@@ -44,6 +45,7 @@ import sys
 import textwrap
 import time
 import types
+import warnings
 from pathlib import Path
 
 import numba
@@ -309,5 +311,22 @@ def kernel_module(alg: Algorithm, kernels: str):
 def warm(mod, args: tuple) -> float:
     """Compile (or load from the disk cache) the entry point for `args`; returns seconds spent."""
     t0 = time.perf_counter()
-    mod.run_one.compile(tuple(numba.typeof(a) for a in args))
+    with ir_scope_warnings_off():
+        mod.run_one.compile(tuple(numba.typeof(a) for a in args))
     return time.perf_counter() - t0
+
+
+@contextlib.contextmanager
+def ir_scope_warnings_off():
+    """Silence numba's NumbaIRAssumptionWarning ("variable ... is not in scope") inside the block.
+
+    numba's pedantic SSA check raises it for the loops of functions inlined through
+    ``overload(..., inline="always")`` on Python 3.11 (numba issues 7802, 8130 and 9489: the
+    inliner leaves the callee's loop variables outside the caller's scope record; the code is
+    compiled as written). fedcomp.engine.dense's products are such overloads (the layout is chosen
+    by type), and their compiled sums are pinned bit for bit against plain loops
+    (tests/test_dense.py) and across layouts and algorithms (bench/trajectory_hash.py), so the
+    warning is silenced while fedcomp compiles its own generated modules, and only there."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", numba.core.errors.NumbaIRAssumptionWarning)
+        yield

@@ -16,12 +16,24 @@ checks each product against a plain scalar loop written in that order, on random
 i.e. four interleaved partial sums (the lanes of one vector), combined in a fixed tree. Two
 layouts compute exactly these numbers: the rows of A_k (row-major, ``A[k]``; each row's four
 partial sums in one register, four rows at a time), or the columns (``At[k]``, A_k^T stored
-contiguously; four outputs per register, one register per lane class l; the last n % 4 outputs
-from the rows). The column form is the
+contiguously with its rows zero-padded to a multiple of four entries, :func:`column_copy`; four
+outputs per register, one register per lane class l, the last block's unused lanes computed and
+never stored). The column form is the
 faster one while the matrices stay in the caches (small d); beyond, keeping A_k^T as well doubles
 the memory a client step streams through, and the row form reading A alone is 2-6 times faster
-(d = 200 to 500, bench/engine_bench.py). The caller picks the layout by passing an empty At
-(shape (K, 0, 0)) for the row form.
+(d = 200 to 500, bench/engine_bench.py). The caller picks the layout by passing
+:func:`no_column_copy`'s empty array as At for the row form.
+
+What is compiled where: the products choose their form by At's type when the caller is compiled
+(numba ``overload``s): with a column copy (a 3-d At) the column forms, numba-inlined into every
+oracle that calls them as the engine's steps are (a call costs a large share of a small problem's
+step); without one (:func:`no_column_copy`) a call of the row forms (:func:`affine_rows`,
+:func:`affine2_rows`, :func:`matvec_t`), numba functions compiled once on their own and cached on
+disk for every problem and algorithm, which serve only matrices too large for a column copy, where
+a call is nothing beside the product. So a compiled step holds the code of one layout only, and
+no call in a small problem's step: inlining both layouts at every oracle call site cost the
+compilation of every (algorithm, LinearQuadratic) pair about 40 % of its time (docs/bench.md,
+"The row products compiled once").
 
 **a_i . x** (:func:`row_dot`, :func:`row_dot2`, row i of a matrix F (N, d)): the same order with
 b[i] = 0.0 (the logistic losses of the DRO problems, the exact measures); :func:`row_dots4`,
@@ -41,6 +53,8 @@ processor to prefetch the next (:func:`.simd.prefetch`, rows of at least
 """
 import numba as nb
 import numpy as np
+from numba.core import types
+from numba.extending import overload
 
 from fedcomp.engine.simd import (add4, hsum4, hsum4x4, lane4, load4, madd4, make4, prefetch, splat4,
                                  store4)
@@ -52,11 +66,10 @@ from fedcomp.engine.simd import (add4, hsum4, hsum4x4, lane4, load4, madd4, make
 # cost about 20 % of a client step at d = 100-200, and more than half of affine2 at d = 10
 # (bench/dense_micro.py). Numba-inlining five small helpers into each product, on the other
 # hand, doubled the cold compilation (26 November: 34 s instead of 19.5 s), since a product is
-# itself inlined at every oracle call site. So each product has one block routine (rows4,
-# rows4_2: numba-inlined, one call site per product, so one copy at each of the product's own
-# sites) and the last n % 4 rows go through it too, with their unused lanes repeating the last
-# row (computed, never stored); the cold first simulate measured no slower (bench/cold_start.py,
-# docs/bench.md).
+# itself inlined at every oracle call site. So each row product has one block routine (rows4,
+# rows4_2: numba-inlined, one call site per product) and the last n % 4 rows go through it too,
+# with their unused lanes repeating the last row (computed, never stored); the column forms
+# likewise take the last n % 4 outputs as a block of four (the padding of column_copy).
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
@@ -177,38 +190,179 @@ def _store_block(out, i, n, s):
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def _col_block(At, k, x, i, m4):
-    """The combined partial sums (P_0 + P_1) + (P_2 + P_3) of outputs i..i+3, from the columns."""
-    c0 = splat4(0.0)
-    c1 = c0
-    c2 = c0
-    c3 = c0
-    j = 0
-    while j < m4:
-        c0 = madd4(c0, load4(At, (k, j, i)), splat4(x[j]))
-        c1 = madd4(c1, load4(At, (k, j + 1, i)), splat4(x[j + 1]))
-        c2 = madd4(c2, load4(At, (k, j + 2, i)), splat4(x[j + 2]))
-        c3 = madd4(c3, load4(At, (k, j + 3, i)), splat4(x[j + 3]))
-        j += 4
-    return add4(add4(c0, c1), add4(c2, c3))
+def _offsets(b, k, i, n):
+    """b[k, i..i+3] as one vector, the lanes past row n - 1 repeating it (never stored)."""
+    if i + 4 <= n:
+        return load4(b, (k, i))
+    i0, i1, i2, i3 = _block_rows(i, n)
+    return make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3])
+
+
+def column_copy(A):
+    """The column form's copy of a stack of matrices A (K, n, d): A_k^T, C-contiguous, with its
+    rows padded by zeros to a multiple of four entries (K, d, 4 ceil(n / 4)), so that every block
+    of four outputs, the last one included, is one vector load per column (the padded lanes are
+    computed and never stored)."""
+    K, n, d = A.shape
+    At = np.zeros((K, d, -(-n // 4) * 4))
+    At[:, :, :n] = A.transpose(0, 2, 1)
+    return At
+
+
+def no_column_copy():
+    """The ``At`` of the row form (no column copy): an empty 1-d array. The products choose their
+    form by At's type when the caller is compiled: a 3-d At (:func:`column_copy`) the column
+    form, anything else the row form."""
+    return np.empty(0)
+
+
+def _is_column_copy(At) -> bool:
+    """At compile time: does an At of numba type `At` select the column form?"""
+    return isinstance(At, types.Array) and At.ndim == 3
+
+
+def affine(A, At, k, b, x, out):
+    """out = A_k x + b_k in the module's order: from At's columns (:func:`column_copy`: every
+    output, four at a time, numba-inlined), or, when At is :func:`no_column_copy`'s, from A's
+    rows (:func:`affine_rows`, compiled on its own: one call per product). The form is chosen by
+    At's type when the caller compiles, so a compiled step holds the code of one form only.
+    Compiled code only (numba's ``overload``)."""
+    raise TypeError("fedcomp.engine.dense.affine is callable from numba-compiled code only")
+
+
+def affine2(A, At, k, b, x1, x2, out1, out2):
+    """:func:`affine` at two points x1, x2 at once (each element of A_k is read once): the column
+    form numba-inlined, or :func:`affine2_rows`. Compiled code only."""
+    raise TypeError("fedcomp.engine.dense.affine2 is callable from numba-compiled code only")
+
+
+def matvec_t_in(A, At, k, v, out):
+    """out = A_k^T v (:func:`matvec_t`'s sums) for a problem in At's layout: with a column copy
+    (small matrices) the column strips numba-inlined (:func:`matvec_t_strips`), else a call of
+    :func:`matvec_t`, compiled on its own. Compiled code only."""
+    raise TypeError("fedcomp.engine.dense.matvec_t_in is callable from numba-compiled code only")
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
-def affine(A, At, k, b, x, out):
-    """out = A_k x + b_k in the module's order; the full blocks of four outputs from At's columns
-    when At is not empty, everything else from A's rows."""
+def affine_columns(A, At, k, b, x, out):
+    """:func:`affine` from At's columns (:func:`column_copy`), four outputs at a time."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
     i = np.int64(0)
-    if At.shape[1] > 0:
-        while i + 4 <= n:
-            s = load4(b, (k, i))
-            if m4 > 0:
-                s = add4(s, _col_block(At, k, x, i, m4))
-            for j in range(m4, d):
-                s = madd4(s, load4(At, (k, j, i)), splat4(x[j]))
-            store4(out, (i,), s)
-            i += 4
+    while i < n:
+        s = _offsets(b, k, i, n)
+        if m4 > 0:
+            c0 = splat4(0.0)
+            c1 = c0
+            c2 = c0
+            c3 = c0
+            j = 0
+            while j < m4:
+                c0 = madd4(c0, load4(At, (k, j, i)), splat4(x[j]))
+                c1 = madd4(c1, load4(At, (k, j + 1, i)), splat4(x[j + 1]))
+                c2 = madd4(c2, load4(At, (k, j + 2, i)), splat4(x[j + 2]))
+                c3 = madd4(c3, load4(At, (k, j + 3, i)), splat4(x[j + 3]))
+                j += 4
+            s = add4(s, add4(add4(c0, c1), add4(c2, c3)))
+        for j in range(m4, d):
+            s = madd4(s, load4(At, (k, j, i)), splat4(x[j]))
+        _store_block(out, i, n, s)
+        i += 4
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def affine2_columns(A, At, k, b, x1, x2, out1, out2):
+    """:func:`affine2` from At's columns (:func:`column_copy`), four outputs at a time."""
+    d, n = A.shape[2], A.shape[1]
+    m4 = d - d % 4
+    i = np.int64(0)
+    while i < n:
+        s1 = _offsets(b, k, i, n)
+        s2 = s1
+        if m4 > 0:
+            c0 = splat4(0.0)
+            c1 = c0
+            c2 = c0
+            c3 = c0
+            e0 = c0
+            e1 = c0
+            e2 = c0
+            e3 = c0
+            j = 0
+            while j < m4:
+                a0 = load4(At, (k, j, i))
+                a1 = load4(At, (k, j + 1, i))
+                a2 = load4(At, (k, j + 2, i))
+                a3 = load4(At, (k, j + 3, i))
+                c0 = madd4(c0, a0, splat4(x1[j]))
+                c1 = madd4(c1, a1, splat4(x1[j + 1]))
+                c2 = madd4(c2, a2, splat4(x1[j + 2]))
+                c3 = madd4(c3, a3, splat4(x1[j + 3]))
+                e0 = madd4(e0, a0, splat4(x2[j]))
+                e1 = madd4(e1, a1, splat4(x2[j + 1]))
+                e2 = madd4(e2, a2, splat4(x2[j + 2]))
+                e3 = madd4(e3, a3, splat4(x2[j + 3]))
+                j += 4
+            s1 = add4(s1, add4(add4(c0, c1), add4(c2, c3)))
+            s2 = add4(s2, add4(add4(e0, e1), add4(e2, e3)))
+        for j in range(m4, d):
+            a = load4(At, (k, j, i))
+            s1 = madd4(s1, a, splat4(x1[j]))
+            s2 = madd4(s2, a, splat4(x2[j]))
+        _store_block(out1, i, n, s1)
+        _store_block(out2, i, n, s2)
+        i += 4
+
+
+# The overloads' implementations, one per layout (numba inlines the chosen one at the call site).
+def _affine_columns(A, At, k, b, x, out):
+    affine_columns(A, At, k, b, x, out)
+
+
+def _affine2_columns(A, At, k, b, x1, x2, out1, out2):
+    affine2_columns(A, At, k, b, x1, x2, out1, out2)
+
+
+def _affine_by_rows(A, At, k, b, x, out):
+    affine_rows(A, k, b, x, out)
+
+
+def _affine2_by_rows(A, At, k, b, x1, x2, out1, out2):
+    affine2_rows(A, k, b, x1, x2, out1, out2)
+
+
+def _matvec_t_strips_in(A, At, k, v, out):
+    matvec_t_strips(A, k, v, out)
+
+
+def _matvec_t_call(A, At, k, v, out):
+    matvec_t(A, k, v, out)
+
+
+_TYPED = dict(inline="always", jit_options={"error_model": "numpy"})
+
+
+@overload(affine, **_TYPED)
+def _affine_typed(A, At, k, b, x, out):
+    return _affine_columns if _is_column_copy(At) else _affine_by_rows
+
+
+@overload(affine2, **_TYPED)
+def _affine2_typed(A, At, k, b, x1, x2, out1, out2):
+    return _affine2_columns if _is_column_copy(At) else _affine2_by_rows
+
+
+@overload(matvec_t_in, **_TYPED)
+def _matvec_t_in_typed(A, At, k, v, out):
+    return _matvec_t_strips_in if _is_column_copy(At) else _matvec_t_call
+
+
+@nb.njit(cache=True, error_model="numpy")
+def affine_rows(A, k, b, x, out):
+    """:func:`affine` from the rows of A_k, four rows at a time (:func:`rows4`), prefetching the
+    next block. Compiled once on its own, not inlined (the module docstring)."""
+    d, n = A.shape[2], A.shape[1]
+    i = np.int64(0)
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
         ahead = i + 4 if i + 8 <= n and d >= PREFETCH_MIN_COLS else np.int64(-1)
@@ -218,49 +372,12 @@ def affine(A, At, k, b, x, out):
         i += 4
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def affine2(A, At, k, b, x1, x2, out1, out2):
-    """:func:`affine` at two points x1, x2 at once (each element of A_k is read once)."""
+@nb.njit(cache=True, error_model="numpy")
+def affine2_rows(A, k, b, x1, x2, out1, out2):
+    """:func:`affine2` from the rows of A_k (:func:`rows4_2`), compiled on its own as
+    :func:`affine_rows` is."""
     d, n = A.shape[2], A.shape[1]
-    m4 = d - d % 4
     i = np.int64(0)
-    if At.shape[1] > 0:
-        while i + 4 <= n:
-            s1 = load4(b, (k, i))
-            s2 = s1
-            if m4 > 0:
-                c0 = splat4(0.0)
-                c1 = c0
-                c2 = c0
-                c3 = c0
-                e0 = c0
-                e1 = c0
-                e2 = c0
-                e3 = c0
-                j = 0
-                while j < m4:
-                    a0 = load4(At, (k, j, i))
-                    a1 = load4(At, (k, j + 1, i))
-                    a2 = load4(At, (k, j + 2, i))
-                    a3 = load4(At, (k, j + 3, i))
-                    c0 = madd4(c0, a0, splat4(x1[j]))
-                    c1 = madd4(c1, a1, splat4(x1[j + 1]))
-                    c2 = madd4(c2, a2, splat4(x1[j + 2]))
-                    c3 = madd4(c3, a3, splat4(x1[j + 3]))
-                    e0 = madd4(e0, a0, splat4(x2[j]))
-                    e1 = madd4(e1, a1, splat4(x2[j + 1]))
-                    e2 = madd4(e2, a2, splat4(x2[j + 2]))
-                    e3 = madd4(e3, a3, splat4(x2[j + 3]))
-                    j += 4
-                s1 = add4(s1, add4(add4(c0, c1), add4(c2, c3)))
-                s2 = add4(s2, add4(add4(e0, e1), add4(e2, e3)))
-            for j in range(m4, d):
-                a = load4(At, (k, j, i))
-                s1 = madd4(s1, a, splat4(x1[j]))
-                s2 = madd4(s2, a, splat4(x2[j]))
-            store4(out1, (i,), s1)
-            store4(out2, (i,), s2)
-            i += 4
     while i < n:
         i0, i1, i2, i3 = _block_rows(i, n)
         bv = make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3])
@@ -280,12 +397,13 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
 MATVEC_T_ROWS_MIN = 8192
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+@nb.njit(cache=True, error_model="numpy")
 def matvec_t(A, k, v, out):
     """out[j] = 0.0 + A[k, 0, j] v[0] + A[k, 1, j] v[1] + ..., i.e. out = A_k^T v in the order of i,
     read from the rows of A_k: :func:`matvec_t_rows` for matrices of more than
     :data:`MATVEC_T_ROWS_MIN` entries, :func:`matvec_t_strips` for smaller ones (the same sums in
-    the same order)."""
+    the same order). Compiled on its own (the products of problems without a column copy call
+    it: :func:`matvec_t_in`)."""
     if A.shape[1] * A.shape[2] > MATVEC_T_ROWS_MIN:
         matvec_t_rows(A, k, v, out)
     else:

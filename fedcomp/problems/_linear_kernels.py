@@ -1,12 +1,14 @@
 """Kernels of :class:`fedcomp.problems.LinearQuadratic` (protocol in :mod:`fedcomp.problems.base`).
 
 data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,),
-        At: A_k^T (K, d, d_g) contiguous, or empty (K, 0, 0) for large problems)
+        At: A_k^T (K, d, d_g rounded up to 4) zero-padded (dense.column_copy), or an empty 1-d
+        array for large problems (dense.no_column_copy))
 
 The products run in four-lane blocks (:mod:`fedcomp.engine.dense`, which documents each sum's
 order): the value oracles read the columns of A_k (At's rows) while the problem is small, the rows
 of A_k beyond (the problem chooses, :attr:`LinearQuadratic.column_layout_max_bytes`), with the
 same numbers bit for bit either way; g_vjp sums A_k[0, j] v[0] + A_k[1, j] v[1] + ... from 0.0.
+The layout is At's type, so a compiled step holds the products of one layout only.
 
 Sampling: a sample zeta of client k is (e, E) with e ~ N(0, s^2 I_{d_g}) added to the value and E
 (d_g x d, i.i.d. N(0, s^2)) added to the Jacobian, independent of each other. The value noise is
@@ -23,7 +25,7 @@ call overhead is a large share of a client step (bench/engine_bench.py).
 import numba as nb
 import numpy as np
 
-from fedcomp.engine.dense import affine, affine2, matvec_t
+from fedcomp.engine.dense import affine, affine2, matvec_t_in
 from fedcomp.rng import add_normal, add_normal2, substream
 
 HAS_H = False
@@ -49,9 +51,9 @@ def g_value2(data, k, x1, x2, key, exact, out1, out2):
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def g_vjp(data, k, x, v, key, exact, out):
-    A, params = data[0], data[2]
+    A, params, At = data[0], data[2], data[5]
     dg = A.shape[1]
-    matvec_t(A, k, v, out)
+    matvec_t_in(A, At, k, v, out)
     if not exact and params[0] > 0.0:
         nv = 0.0
         for i in range(dg):

@@ -35,9 +35,10 @@ class LinearQuadratic(Problem):
     """
 
     kernels = "fedcomp.problems._linear_kernels"
-    #: The value oracles read a contiguous copy of A_k^T (column form, fastest while the matrices
-    #: stay in the caches) when A takes at most this many bytes, the rows of A alone beyond (half
-    #: the memory streamed per client step). Same numbers either way (fedcomp.engine.dense).
+    #: The oracles read a contiguous copy of A_k^T (column form, fastest while the matrices stay
+    #: in the caches) when A takes at most this many bytes and each A_k at most
+    #: fedcomp.engine.dense.MATVEC_T_ROWS_MIN entries, the rows of A alone beyond (half the memory
+    #: streamed per client step). Same numbers either way (fedcomp.engine.dense).
     #: bench/lq_layout.py (exact FedDRO, K = 16, 27 November 2026, AMD EPYC, two runs): columns
     #: 5-14 % faster at d = 10 and 16; at d = 24 and 32 (128 KiB of A) either within 9 %; rows
     #: 13-36 % faster from d = 40 (200 KiB).
@@ -59,9 +60,13 @@ class LinearQuadratic(Problem):
         self.huber_radius = huber_radius
         self.Abar = np.ascontiguousarray(A.mean(axis=0))
         self.bbar = np.ascontiguousarray(b.mean(axis=0))
-        # data[5]: A_k^T (K, d, d_g) contiguous for the value oracles' column form, or empty
-        At = (np.ascontiguousarray(A.transpose(0, 2, 1)) if A.nbytes <= self.column_layout_max_bytes
-              else np.empty((K, 0, 0)))
+        # data[5]: A_k^T (K, d, d_g rounded up to a multiple of 4, zero-padded) for the oracles'
+        # column forms (fedcomp.engine.dense.column_copy), or an empty 1-d array: the row forms.
+        # The layout is a type, so each compiled step holds one (a size a product of each).
+        from fedcomp.engine import dense   # numba's simd types: at first use
+        columns = (A.nbytes <= self.column_layout_max_bytes
+                   and dg * d <= dense.MATVEC_T_ROWS_MIN)
+        At = dense.column_copy(A) if columns else dense.no_column_copy()
         self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar, At)
 
     def describe(self) -> dict:

@@ -31,12 +31,18 @@ import json
 import statistics
 import sys
 import time
+import warnings
 
 import numba as nb
 import numpy as np
+from numba.core.errors import NumbaIRAssumptionWarning
 
 from fedcomp.engine.dense import (affine2, column_copy, matvec_t, matvec_t_rows, matvec_t_strips,
                                   no_column_copy)
+
+# dense.py's products are numba overloads inlined into this script's loops; numba's pedantic
+# scope warning on their loops is harmless (fedcomp.engine.build.ir_scope_warnings_off)
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 DIMS = (8, 10, 16, 32, 50, 64, 128, 200, 300, 500)
 
@@ -134,8 +140,9 @@ def against(root, dims) -> None:
     there = _load_dense(root)
     K = 16
     # each product a dispatcher of its own module: the loops compile once per product
-    loops = {tag: {"affine rows": (_one_point_loop, _row_products(mod)[0]),
-                   "affine2 rows": (_two_point_loop, _row_products(mod)[1]),
+    rows = {tag: _row_products(mod) for tag, mod in (("there", there), ("here", here))}
+    loops = {tag: {"affine rows": (_one_point_loop, rows[tag][0]),
+                   "affine2 rows": (_two_point_loop, rows[tag][1]),
                    "matvec_t": (_transposed_loop, mod.matvec_t),
                    "matvec_t rows": (_transposed_loop, mod.matvec_t_rows),
                    "matvec_t strips": (_transposed_loop, mod.matvec_t_strips)}

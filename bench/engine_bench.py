@@ -68,9 +68,11 @@ import os
 import platform
 import statistics
 import time
+import warnings
 
 import numba as nb
 import numpy as np
+from numba.core.errors import NumbaIRAssumptionWarning
 
 import _checkout  # noqa: E402,F401  (this checkout, or PYTHONPATH's: bench/_checkout.py)
 
@@ -83,6 +85,10 @@ from fedcomp.problems._kl_kernels import g_value as kl_g_value  # noqa: E402
 from fedcomp.problems._kl_kernels import g_value2 as kl_g_value2  # noqa: E402
 from fedcomp.problems._kl_kernels import g_vjp as kl_g_vjp  # noqa: E402
 from fedcomp.rng import add_normal, sample_key, substream  # noqa: E402
+
+# dense.py's products are numba overloads inlined into this script's loops; numba's pedantic
+# scope warning on their loops is harmless (fedcomp.engine.build.ir_scope_warnings_off)
+warnings.filterwarnings("ignore", category=NumbaIRAssumptionWarning)
 
 # --------------------------------------------------------------------------------------------
 # Hand-specialised numba loops (FedDRO only). Same floating-point operations in the same order as

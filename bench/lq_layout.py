@@ -33,9 +33,10 @@ def main(argv=None) -> int:
     import numba
     numba.set_num_threads(1)
     default = LinearQuadratic.column_layout_max_bytes
+    default_entries = LinearQuadratic.column_layout_max_entries
     print(f"exact FedDRO, K = 16, d = d_g, I = 5; CPU ns per client step, median of {args.reps} "
           f"interleaved repetitions; the default layout switches to rows above {default} bytes "
-          "of A")
+          f"of the column copy or {default_entries} entries per matrix")
     print("| d | bytes of A | columns (A^T copy) | rows (A only) | rows / columns | default |")
     print("|---|---|---|---|---|---|")
     try:
@@ -43,6 +44,7 @@ def main(argv=None) -> int:
             runs = {}
             for name, limit in (("columns", 1 << 62), ("rows", -1)):
                 LinearQuadratic.column_layout_max_bytes = limit
+                LinearQuadratic.column_layout_max_entries = limit
                 p = LinearQuadratic.random(16, d, d, heterogeneity=1.0, noise=0.0, seed=1)
                 T = max(int(3e7 / (16 * 3 * d * d + 200)), 10)
                 kw = dict(algorithm="feddro", problem=p, iterations=T, eta=0.05, local_steps=5,
@@ -59,10 +61,13 @@ def main(argv=None) -> int:
             c, r = statistics.median(ns["columns"]), statistics.median(ns["rows"])
             ratio = statistics.median(b / a for a, b in zip(ns["columns"], ns["rows"]))
             nbytes = 16 * d * d * 8
+            # LinearQuadratic's rule: the padded copy's bytes and the entries of one matrix
+            columns = 16 * d * (-(-d // 4) * 4) * 8 <= default and d * d <= default_entries
             print(f"| {d} | {nbytes} | {c:.0f} | {r:.0f} | {ratio:.2f} | "
-                  f"{'columns' if nbytes <= default else 'rows'} |", flush=True)
+                  f"{'columns' if columns else 'rows'} |", flush=True)
     finally:
         LinearQuadratic.column_layout_max_bytes = default
+        LinearQuadratic.column_layout_max_entries = default_entries
     return 0
 
 

@@ -8,7 +8,7 @@ tests/backend_cases.HYPER):
 
 * ``linear``: LinearQuadratic at (d, d_g) = (3, 5), (8, 13), (13, 8), (50, 37), (101, 101),
   (203, 66), each with the column layout and the row layout forced
-  (``column_layout_max_bytes``), under FedDRO, FCSG-M, Local-SCGD, FedAvg Case I, DS-FedDRO,
+  (``column_layout_max_bytes`` and ``column_layout_max_entries``), under FedDRO, FCSG-M, Local-SCGD, FedAvg Case I, DS-FedDRO,
   Acc-FCSG-M and Local-SCGDM where they apply (600 arrays at 41a7983);
 * ``minibatch``: KL-DRO (d = 7 and 50), chi^2-DRO, AUC and the conditional problem under
   FedDRO, DS-FedDRO, LocalSCGDAM, LocalSGDAM, FCSG-M and Local-SCGD where they apply (130 arrays).
@@ -51,16 +51,18 @@ def _digest(runs) -> tuple[int, str]:
 def linear_runs():
     algs = ("feddro", "fcsg-m", "local-scgd", "fedavg-case1", "ds-feddro", "acc-fcsg-m",
             "local-scgdm")
-    default = P.LinearQuadratic.column_layout_max_bytes
+    LQ = P.LinearQuadratic
+    default = LQ.column_layout_max_bytes, LQ.column_layout_max_entries
     try:
         for d, dg in ((3, 5), (8, 13), (13, 8), (50, 37), (101, 101), (203, 66)):
             for columns in (True, False):
-                P.LinearQuadratic.column_layout_max_bytes = (1 << 40) if columns else 0
+                LQ.column_layout_max_bytes = LQ.column_layout_max_entries = (
+                    (1 << 40) if columns else 0)
                 p = P.LinearQuadratic.random(4, d, dg, heterogeneity=1.0, noise=0.1, seed=d)
                 for alg in algs:
                     yield p, alg, 30, 3
     finally:
-        P.LinearQuadratic.column_layout_max_bytes = default
+        LQ.column_layout_max_bytes, LQ.column_layout_max_entries = default
 
 
 def minibatch_runs():

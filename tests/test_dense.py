@@ -1,5 +1,6 @@
 """The four-lane products (fedcomp.engine.dense, .simd) equal plain scalar loops written in the
 documented summation order, bit for bit, in both layouts of the value products."""
+import ast
 import os
 import subprocess
 import sys
@@ -11,11 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fedcomp.engine import build
-from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, PREFETCH_MIN_COLS, affine, affine2,
-                                  column_copy, matvec_t, matvec_t_in, matvec_t_rows,
+from fedcomp.engine.dense import (MATVEC_T_ROWS_MIN, PREFETCH_MIN_COLS, ColumnCopy, affine,
+                                  affine2, column_copy, matvec_t, matvec_t_in, matvec_t_rows,
                                   matvec_t_strips, no_column_copy, row_dot, row_dot2, row_dots4,
                                   row_dots4_2)
 from fedcomp.engine.simd import add4, hsum4, hsum4x4, load4, madd4, splat4, store4
+
+# The products are numba overloads inlined into the test's compiled functions: numba's pedantic
+# scope check warns on their loops (fedcomp.engine.build.ir_scope_warnings_off says why that is
+# harmless; this module pins the sums bit for bit)
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaIRAssumptionWarning")
 
 
 # The order of fedcomp.engine.dense's docstring, one scalar at a time.
@@ -74,8 +80,9 @@ def test_blocked_products_equal_the_documented_order_bit_for_bit(K, n, d, seed, 
     b = _values(rng, (K, n))
     x1, x2, v = _values(rng, d), _values(rng, d), _values(rng, n)
     At = column_copy(A) if columns else no_column_copy()
-    if not contiguous and columns:  # the element-by-element path of load4/store4 ('A' layout)
-        At = np.repeat(At, 2, axis=2)[:, :, ::2]
+    if not contiguous:  # the element-by-element path of load4/store4 ('A' layout)
+        if columns:
+            At = ColumnCopy(np.repeat(At.blocks, 2, axis=2)[:, :, ::2])
         b = np.repeat(b, 2, axis=1)[:, ::2]
         A = np.repeat(A, 2, axis=2)[:, :, ::2]
     k = K - 1
@@ -354,15 +361,33 @@ def test_generated_modules_hash_every_module_they_inline_from():
 
 STEP_ASM = r'''
 import re, sys, fedcomp
+from fedcomp.engine import dense
 from fedcomp.problems import LinearQuadratic
+
+
+def named(asm):
+    """The dense.py functions machine code names (Itanium mangling: the name's length, the name)."""
+    return sorted({asm[m.end():m.end() + int(m.group(1))]
+                   for m in re.finditer(r"_ZN7fedcomp6engine5dense(\d+)", asm)})
+
+
+def step_asm():
+    mods = [m for n, m in sys.modules.items() if n.startswith("fcgen_feddro_")]
+    return "".join(m.run_one.inspect_asm(s) for m in mods for s in m.run_one.signatures)
+
+
 p = LinearQuadratic.random(2, 7, 6, noise=0.1, seed=1)   # n % 4 and d % 4 both nonzero
 fedcomp.simulate(p, "feddro", iterations=2, eta=0.05, local_steps=1, beta=0.2)
-mods = [m for n, m in sys.modules.items() if n.startswith("fcgen_feddro_")]
-asm = "".join(m.run_one.inspect_asm(s) for m in mods for s in m.run_one.signatures)
-# the dense.py functions the machine code names (Itanium mangling: the name's length, the name)
-names = {asm[m.end():m.end() + int(m.group(1))]
-         for m in re.finditer(r"_ZN7fedcomp6engine5dense(\d+)", asm)}
-print(len(asm), sorted(names))
+asm = step_asm()
+print(len(asm), named(asm))
+LinearQuadratic.column_layout_max_bytes = 0               # the row forms, rows of 70 entries
+q = LinearQuadratic.random(2, 70, 9, noise=0.1, seed=1)  # (they prefetch)
+fedcomp.simulate(q, "feddro", iterations=2, eta=0.05, local_steps=1, beta=0.2)
+asm = step_asm()
+print(len(asm), named(asm))
+for f in (dense.affine_rows, dense.affine2_rows, dense.matvec_t):
+    own = "".join(f.inspect_asm(s) for s in f.signatures)
+    print(len(own), [n for n in named(own) if n != f.__name__])
 '''
 
 
@@ -372,16 +397,24 @@ def test_the_compiled_step_calls_no_dense_function(tmp_path):
     20 % of a client step at d = 100-200 and most of affine2 at d = 10 (docs/bench.md, "The
     products without a call per row"); and the row forms, which large problems call (one call
     per product), are not even compiled into it (their layout is another type; docs/bench.md,
-    "The row products compiled once"). Fresh caches, so that numba compiles (and can show) the
+    "The row products compiled once"). A large problem's step calls exactly the three row forms,
+    and those call nothing of dense.py. Fresh caches, so that numba compiles (and can show) the
     code."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "FEDCOMP_CACHE_DIR": str(tmp_path / "fc")}
     r = subprocess.run([sys.executable, "-c", STEP_ASM], env=env, capture_output=True, text=True,
                        timeout=600)
     assert r.returncode == 0, r.stderr
-    size, called = r.stdout.strip().splitlines()[-1].split(" ", 1)
+    lines = [line.split(" ", 1) for line in r.stdout.strip().splitlines()[-5:]]
+    (size, called), (size_rows, called_rows), *row_forms = lines
     assert int(size) > 10_000  # the step's machine code was there to search
     assert called == "[]", f"the compiled FedDRO step calls dense.py functions: {called}"
+    # without a column copy the step calls the row forms, each a whole product without calls
+    assert int(size_rows) > int(size)
+    assert set(ast.literal_eval(called_rows)) == {"affine_rows", "affine2_rows", "matvec_t"}, (
+        called_rows)
+    for own_size, calls in row_forms:
+        assert int(own_size) > 1_000 and calls == "[]", f"a row form calls dense.py: {calls}"
 
 
 def test_both_layouts_of_a_problem_run_the_same_iterates(monkeypatch):
@@ -392,7 +425,8 @@ def test_both_layouts_of_a_problem_run_the_same_iterates(monkeypatch):
     from fedcomp.problems import LinearQuadratic
     small = LinearQuadratic.random(3, 7, 6, noise=0.1, seed=2)
     K, n, d = small.A.shape
-    assert small.data[5].shape == (K, d, 8) and not small.data[5][:, :, n:].any()
+    At = small.data[5].blocks
+    assert At.shape == (K, d, 8) and not At[:, :, n:].any()
     monkeypatch.setattr(LinearQuadratic, "column_layout_max_bytes", 0)
     rows = LinearQuadratic.random(3, 7, 6, noise=0.1, seed=2)
     assert rows.data[5].ndim == 1 and np.array_equal(rows.A, small.A)
@@ -403,3 +437,22 @@ def test_both_layouts_of_a_problem_run_the_same_iterates(monkeypatch):
         assert _same_bits(a.x_bar, b.x_bar)
         for m in ("grad_norm_sq", "value", "inner_error", "consensus"):
             assert _same_bits(getattr(a, m), getattr(b, m)), m
+
+
+def test_an_array_is_not_taken_for_a_column_copy():
+    """Only a ColumnCopy selects the column forms: a plain array (the unpadded transposed copy, or
+    the empty (K, 0, 0) that marked the row form before 28 November 2026) selects the row forms,
+    which read A alone and give the documented sums (the column forms would read an unpadded
+    copy past its end)."""
+    rng = np.random.default_rng(5)
+    A, b = _values(rng, (2, 7, 6)), _values(rng, (2, 7))
+    x1, x2, v = _values(rng, 6), _values(rng, 6), _values(rng, 7)
+    ref1, ref2, ref4 = np.empty(7), np.empty(7), np.empty(6)
+    plain_affine(A, 1, b, x1, ref1)
+    plain_affine(A, 1, b, x2, ref2)
+    plain_matvec_t(A, 1, v, ref4)
+    for At in (np.ascontiguousarray(A.transpose(0, 2, 1)), np.empty((2, 0, 0))):
+        outs = [np.empty(7), np.empty(7), np.empty(7), np.empty(6)]
+        blocked(A, At, 1, b, x1, x2, v, *outs)
+        assert _same_bits(outs[0], ref1) and _same_bits(outs[1], ref1)
+        assert _same_bits(outs[2], ref2) and _same_bits(outs[3], ref4)

@@ -33,11 +33,11 @@ Cache directory: ``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``, else
 """
 from __future__ import annotations
 
+import contextlib
 import dis
 import functools
 import hashlib
 import importlib
-import contextlib
 import importlib.util
 import inspect
 import os
@@ -322,11 +322,13 @@ def ir_scope_warnings_off():
 
     numba's pedantic SSA check raises it for the loops of functions inlined through
     ``overload(..., inline="always")`` on Python 3.11 (numba issues 7802, 8130 and 9489: the
-    inliner leaves the callee's loop variables outside the caller's scope record; the code is
-    compiled as written). fedcomp.engine.dense's products are such overloads (the layout is chosen
-    by type), and their compiled sums are pinned bit for bit against plain loops
-    (tests/test_dense.py) and across layouts and algorithms (bench/trajectory_hash.py), so the
-    warning is silenced while fedcomp compiles its own generated modules, and only there."""
+    inliner leaves the callee's loop variables out of the caller's scope record; numba's
+    maintainers call the IR technically invalid and the code usually right).
+    fedcomp.engine.dense's products are such overloads (the layout is chosen by type), and their
+    compiled sums are pinned bit for bit against plain loops (tests/test_dense.py) and across
+    layouts and algorithms (bench/trajectory_hash.py), so the warning is silenced while fedcomp
+    compiles its own generated modules, and only there. (``warnings.catch_warnings`` is not
+    thread-safe: a warning another thread raises during a compilation may be silenced too.)"""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba.core.errors.NumbaIRAssumptionWarning)
         yield

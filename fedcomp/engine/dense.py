@@ -15,17 +15,17 @@ checks each product against a plain scalar loop written in that order, on random
 
 i.e. four interleaved partial sums (the lanes of one vector), combined in a fixed tree. Two
 layouts compute exactly these numbers: the rows of A_k (row-major, ``A[k]``; each row's four
-partial sums in one register, four rows at a time), or the columns (``At[k]``, A_k^T stored
-contiguously with its rows zero-padded to a multiple of four entries, :func:`column_copy`; four
-outputs per register, one register per lane class l, the last block's unused lanes computed and
-never stored). The column form is the
+partial sums in one register, four rows at a time), or the columns (A_k^T stored contiguously
+with its rows zero-padded to a multiple of four entries, :func:`column_copy`; four outputs per
+register, one register per lane class l, the last block's unused lanes computed and never
+stored). The column form is the
 faster one while the matrices stay in the caches (small d); beyond, keeping A_k^T as well doubles
 the memory a client step streams through, and the row form reading A alone is 2-6 times faster
 (d = 200 to 500, bench/engine_bench.py). The caller picks the layout by passing
 :func:`no_column_copy`'s empty array as At for the row form.
 
 What is compiled where: the products choose their form by At's type when the caller is compiled
-(numba ``overload``s): with a column copy (a 3-d At) the column forms, numba-inlined into every
+(numba ``overload``s): with a column copy (a :class:`ColumnCopy`) the column forms, numba-inlined into every
 oracle that calls them as the engine's steps are (a call costs a large share of a small problem's
 step); without one (:func:`no_column_copy`) a call of the row forms (:func:`affine_rows`,
 :func:`affine2_rows`, :func:`matvec_t`), numba functions compiled once on their own and cached on
@@ -51,6 +51,8 @@ The row forms read A_k block of four rows after block; while they read one block
 processor to prefetch the next (:func:`.simd.prefetch`, rows of at least
 :data:`PREFETCH_MIN_COLS` entries): a cache hint that changes no number.
 """
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 from numba.core import types
@@ -147,7 +149,7 @@ def rows4_2(A, pre, i0, i1, i2, i3, x1, x2, s1, s2, ahead):
     return s1, s2
 
 
-#: The row-layout products (:func:`affine`, :func:`affine2`, :func:`matvec_t_rows`) prefetch the
+#: The row-layout products (:func:`affine_rows`, :func:`affine2_rows`, :func:`matvec_t_rows`) prefetch the
 #: next block of four rows (the comment below) when rows have at least this many entries: the
 #: smallest size at which every in-process A/B measured a gain (``bench/dense_micro.py --against``;
 #: docs/bench.md, "Prefetching the next block of rows", has the runs: 1.00-1.26 times faster
@@ -198,27 +200,34 @@ def _offsets(b, k, i, n):
     return make4(b[k, i0], b[k, i1], b[k, i2], b[k, i3])
 
 
-def column_copy(A):
-    """The column form's copy of a stack of matrices A (K, n, d): A_k^T, C-contiguous, with its
-    rows padded by zeros to a multiple of four entries (K, d, 4 ceil(n / 4)), so that every block
-    of four outputs, the last one included, is one vector load per column (the padded lanes are
-    computed and never stored)."""
+class ColumnCopy(NamedTuple):
+    """The column form's copy of a stack of matrices A (K, n, d), made by :func:`column_copy`:
+    ``blocks`` = A_k^T, C-contiguous, its rows zero-padded to a multiple of four entries
+    (K, d, 4 ceil(n / 4)), so that every block of four outputs, the last one included, is one
+    vector load per column (the padded lanes are computed and never stored). A type of its own,
+    so that an unpadded transposed array cannot be taken for one: any At that is not a
+    ColumnCopy selects the row forms."""
+    blocks: np.ndarray
+
+
+def column_copy(A) -> ColumnCopy:
+    """The :class:`ColumnCopy` of A (K, n, d)."""
     K, n, d = A.shape
     At = np.zeros((K, d, -(-n // 4) * 4))
     At[:, :, :n] = A.transpose(0, 2, 1)
-    return At
+    return ColumnCopy(At)
 
 
 def no_column_copy():
     """The ``At`` of the row form (no column copy): an empty 1-d array. The products choose their
-    form by At's type when the caller is compiled: a 3-d At (:func:`column_copy`) the column
-    form, anything else the row form."""
+    form by At's type when the caller is compiled: a :class:`ColumnCopy` the column form,
+    anything else the row form."""
     return np.empty(0)
 
 
 def _is_column_copy(At) -> bool:
     """At compile time: does an At of numba type `At` select the column form?"""
-    return isinstance(At, types.Array) and At.ndim == 3
+    return isinstance(At, types.BaseNamedTuple) and At.instance_class is ColumnCopy
 
 
 def affine(A, At, k, b, x, out):
@@ -238,14 +247,17 @@ def affine2(A, At, k, b, x1, x2, out1, out2):
 
 def matvec_t_in(A, At, k, v, out):
     """out = A_k^T v (:func:`matvec_t`'s sums) for a problem in At's layout: with a column copy
-    (small matrices) the column strips numba-inlined (:func:`matvec_t_strips`), else a call of
-    :func:`matvec_t`, compiled on its own. Compiled code only."""
+    the column strips numba-inlined (:func:`matvec_t_strips`, whatever the size: a problem makes
+    a column copy only of matrices of at most :data:`MATVEC_T_ROWS_MIN` entries, where the strips
+    are the faster form), else a call of :func:`matvec_t`, compiled on its own. Compiled code
+    only."""
     raise TypeError("fedcomp.engine.dense.matvec_t_in is callable from numba-compiled code only")
 
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def affine_columns(A, At, k, b, x, out):
-    """:func:`affine` from At's columns (:func:`column_copy`), four outputs at a time."""
+    """:func:`affine` from the columns, At a :class:`ColumnCopy`'s ``blocks`` (padded: not
+    checked), four outputs at a time."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
     i = np.int64(0)
@@ -272,7 +284,8 @@ def affine_columns(A, At, k, b, x, out):
 
 @nb.njit(cache=True, inline="always", error_model="numpy")
 def affine2_columns(A, At, k, b, x1, x2, out1, out2):
-    """:func:`affine2` from At's columns (:func:`column_copy`), four outputs at a time."""
+    """:func:`affine2` from the columns, At a :class:`ColumnCopy`'s ``blocks`` (padded: not
+    checked), four outputs at a time."""
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
     i = np.int64(0)
@@ -316,11 +329,11 @@ def affine2_columns(A, At, k, b, x1, x2, out1, out2):
 
 # The overloads' implementations, one per layout (numba inlines the chosen one at the call site).
 def _affine_columns(A, At, k, b, x, out):
-    affine_columns(A, At, k, b, x, out)
+    affine_columns(A, At.blocks, k, b, x, out)
 
 
 def _affine2_columns(A, At, k, b, x1, x2, out1, out2):
-    affine2_columns(A, At, k, b, x1, x2, out1, out2)
+    affine2_columns(A, At.blocks, k, b, x1, x2, out1, out2)
 
 
 def _affine_by_rows(A, At, k, b, x, out):

@@ -1,12 +1,13 @@
 """Kernels of :class:`fedcomp.problems.LinearQuadratic` (protocol in :mod:`fedcomp.problems.base`).
 
 data = (A (K, d_g, d), b (K, d_g), params [noise, huber_radius], Abar (d_g, d), bbar (d_g,),
-        At: A_k^T (K, d, d_g rounded up to 4) zero-padded (dense.column_copy), or an empty 1-d
-        array for large problems (dense.no_column_copy))
+        At: a dense.ColumnCopy (A_k^T, (K, d, d_g rounded up to 4), zero-padded), or an empty
+        1-d array for large problems, dense.no_column_copy)
 
 The products run in four-lane blocks (:mod:`fedcomp.engine.dense`, which documents each sum's
-order): the value oracles read the columns of A_k (At's rows) while the problem is small, the rows
-of A_k beyond (the problem chooses, :attr:`LinearQuadratic.column_layout_max_bytes`), with the
+order): the value oracles read the columns of A_k (At) while the problem is small, the rows of A_k
+beyond (the problem chooses: :attr:`LinearQuadratic.column_layout_max_bytes` and
+:attr:`LinearQuadratic.column_layout_max_entries`), with the
 same numbers bit for bit either way; g_vjp sums A_k[0, j] v[0] + A_k[1, j] v[1] + ... from 0.0.
 The layout is At's type, so a compiled step holds the products of one layout only.
 

@@ -35,14 +35,17 @@ class LinearQuadratic(Problem):
     """
 
     kernels = "fedcomp.problems._linear_kernels"
-    #: The oracles read a contiguous copy of A_k^T (column form, fastest while the matrices stay
-    #: in the caches) when A takes at most this many bytes and each A_k at most
-    #: fedcomp.engine.dense.MATVEC_T_ROWS_MIN entries, the rows of A alone beyond (half the memory
-    #: streamed per client step). Same numbers either way (fedcomp.engine.dense).
+    #: The oracles read a copy of A_k^T (column form, fastest while the matrices stay in the
+    #: caches; fedcomp.engine.dense.column_copy) when that copy takes at most this many bytes and
+    #: each A_k has at most column_layout_max_entries entries, the rows of A alone beyond (half the
+    #: memory streamed per client step). Same numbers either way (fedcomp.engine.dense).
     #: bench/lq_layout.py (exact FedDRO, K = 16, 27 November 2026, AMD EPYC, two runs): columns
     #: 5-14 % faster at d = 10 and 16; at d = 24 and 32 (128 KiB of A) either within 9 %; rows
     #: 13-36 % faster from d = 40 (200 KiB).
     column_layout_max_bytes = 1 << 17
+    #: A_k^T v takes the column strips with a column copy, which are the faster form up to
+    #: fedcomp.engine.dense.MATVEC_T_ROWS_MIN entries per matrix (its comment has the timings).
+    column_layout_max_entries = 8192
     structure = "global-inner"
     name = "linear-quadratic"
 
@@ -60,12 +63,13 @@ class LinearQuadratic(Problem):
         self.huber_radius = huber_radius
         self.Abar = np.ascontiguousarray(A.mean(axis=0))
         self.bbar = np.ascontiguousarray(b.mean(axis=0))
-        # data[5]: A_k^T (K, d, d_g rounded up to a multiple of 4, zero-padded) for the oracles'
-        # column forms (fedcomp.engine.dense.column_copy), or an empty 1-d array: the row forms.
-        # The layout is a type, so each compiled step holds one (a size a product of each).
+        # data[5]: a fedcomp.engine.dense.ColumnCopy (A_k^T, zero-padded to a multiple of four
+        # outputs) for the oracles' column forms, or an empty 1-d array for the row forms. The two
+        # are different numba types, so a compiled step holds the code of one.
         from fedcomp.engine import dense   # numba's simd types: at first use
-        columns = (A.nbytes <= self.column_layout_max_bytes
-                   and dg * d <= dense.MATVEC_T_ROWS_MIN)
+        copy_bytes = K * d * (-(-dg // 4) * 4) * 8
+        columns = (copy_bytes <= self.column_layout_max_bytes
+                   and dg * d <= self.column_layout_max_entries)
         At = dense.column_copy(A) if columns else dense.no_column_copy()
         self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar, At)
 

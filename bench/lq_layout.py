@@ -36,11 +36,13 @@ def main(argv=None) -> int:
     default_entries = LinearQuadratic.column_layout_max_entries
     print(f"exact FedDRO, K = 16, d = d_g, I = 5; CPU ns per client step, median of {args.reps} "
           f"interleaved repetitions; the default layout switches to rows above {default} bytes "
-          f"of the column copy or {default_entries} entries per matrix")
+          "of the column copy or above its entries per matrix (LinearQuadratic.uses_column_copy)")
     print("| d | bytes of A | columns (A^T copy) | rows (A only) | rows / columns | default |")
     print("|---|---|---|---|---|---|")
+    dims = [int(s) for s in args.dims.split(",")]
+    default_layout = {d: LinearQuadratic.uses_column_copy(16, d, d) for d in dims}
     try:
-        for d in (int(s) for s in args.dims.split(",")):
+        for d in dims:
             runs = {}
             for name, limit in (("columns", 1 << 62), ("rows", -1)):
                 LinearQuadratic.column_layout_max_bytes = limit
@@ -61,10 +63,8 @@ def main(argv=None) -> int:
             c, r = statistics.median(ns["columns"]), statistics.median(ns["rows"])
             ratio = statistics.median(b / a for a, b in zip(ns["columns"], ns["rows"]))
             nbytes = 16 * d * d * 8
-            # LinearQuadratic's rule: the padded copy's bytes and the entries of one matrix
-            columns = 16 * d * (-(-d // 4) * 4) * 8 <= default and d * d <= default_entries
             print(f"| {d} | {nbytes} | {c:.0f} | {r:.0f} | {ratio:.2f} | "
-                  f"{'columns' if columns else 'rows'} |", flush=True)
+                  f"{'columns' if default_layout[d] else 'rows'} |", flush=True)
     finally:
         LinearQuadratic.column_layout_max_bytes = default
         LinearQuadratic.column_layout_max_entries = default_entries

@@ -72,13 +72,13 @@ def judge_sharing_law(predicted, m: Measurement) -> CheckResult:
         s = fit["exponents"][k]
         a = equal_verdict(f"{k}: the closed form's exponent as beta (I - 1) -> 0 (algebra: "
                           f"c = {law['leading term']} + O(beta^2), D = h^2 D_1)", law[k],
-                          predicted["exponents"][k])
+                          predicted["exponents"][k], source="derived")
         f = ExponentFit(slope=s, intercept=0.0, low=lo, high=hi, boot_low=lo, boot_high=hi,
                         reg_low=lo, reg_high=hi, stderr=float("nan"), r2=float("nan"),
                         n_points=fit["n"], n_seeds=1, x=[], y_mean=[], y_low=[], y_high=[])
         e = exponent_verdict(f, design[k])
         parts += [a.verdict, e.verdict]
-        reasons.append(f"{a.reason.replace(': measured ', ': derived ', 1)}: {a.verdict}; "
+        reasons.append(f"{a.reason}: {a.verdict}; "
                        f"the runs' fitted exponent {s:+.3f} [{lo:+.3f}, "
                        f"{hi:+.3f}] against the closed form's on the same design points "
                        f"{design[k]:+.3f} (finite c: the integers hold only as beta (I - 1) -> "

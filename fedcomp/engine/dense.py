@@ -210,10 +210,20 @@ class ColumnCopy(NamedTuple):
     blocks: np.ndarray
 
 
+def _padded(n: int) -> int:
+    """n rounded up to a multiple of four (the rows of a column copy)."""
+    return -(-n // 4) * 4
+
+
+def column_copy_nbytes(K: int, n: int, d: int) -> int:
+    """Bytes of the :class:`ColumnCopy` of K matrices of n rows and d columns."""
+    return K * d * _padded(n) * 8
+
+
 def column_copy(A) -> ColumnCopy:
     """The :class:`ColumnCopy` of A (K, n, d)."""
     K, n, d = A.shape
-    At = np.zeros((K, d, -(-n // 4) * 4))
+    At = np.zeros((K, d, _padded(n)))
     At[:, :, :n] = A.transpose(0, 2, 1)
     return ColumnCopy(At)
 
@@ -254,10 +264,10 @@ def matvec_t_in(A, At, k, v, out):
     raise TypeError("fedcomp.engine.dense.matvec_t_in is callable from numba-compiled code only")
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def affine_columns(A, At, k, b, x, out):
-    """:func:`affine` from the columns, At a :class:`ColumnCopy`'s ``blocks`` (padded: not
-    checked), four outputs at a time."""
+# The overloads' implementations, one per layout (numba inlines the chosen one at the call site).
+def _affine_columns(A, At, k, b, x, out):
+    """:func:`affine` from the columns of the :class:`ColumnCopy` At, four outputs at a time."""
+    C = At.blocks
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
     i = np.int64(0)
@@ -270,22 +280,21 @@ def affine_columns(A, At, k, b, x, out):
             c3 = c0
             j = 0
             while j < m4:
-                c0 = madd4(c0, load4(At, (k, j, i)), splat4(x[j]))
-                c1 = madd4(c1, load4(At, (k, j + 1, i)), splat4(x[j + 1]))
-                c2 = madd4(c2, load4(At, (k, j + 2, i)), splat4(x[j + 2]))
-                c3 = madd4(c3, load4(At, (k, j + 3, i)), splat4(x[j + 3]))
+                c0 = madd4(c0, load4(C, (k, j, i)), splat4(x[j]))
+                c1 = madd4(c1, load4(C, (k, j + 1, i)), splat4(x[j + 1]))
+                c2 = madd4(c2, load4(C, (k, j + 2, i)), splat4(x[j + 2]))
+                c3 = madd4(c3, load4(C, (k, j + 3, i)), splat4(x[j + 3]))
                 j += 4
             s = add4(s, add4(add4(c0, c1), add4(c2, c3)))
         for j in range(m4, d):
-            s = madd4(s, load4(At, (k, j, i)), splat4(x[j]))
+            s = madd4(s, load4(C, (k, j, i)), splat4(x[j]))
         _store_block(out, i, n, s)
         i += 4
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
-def affine2_columns(A, At, k, b, x1, x2, out1, out2):
-    """:func:`affine2` from the columns, At a :class:`ColumnCopy`'s ``blocks`` (padded: not
-    checked), four outputs at a time."""
+def _affine2_columns(A, At, k, b, x1, x2, out1, out2):
+    """:func:`affine2` from the columns of the :class:`ColumnCopy` At, four outputs at a time."""
+    C = At.blocks
     d, n = A.shape[2], A.shape[1]
     m4 = d - d % 4
     i = np.int64(0)
@@ -303,10 +312,10 @@ def affine2_columns(A, At, k, b, x1, x2, out1, out2):
             e3 = c0
             j = 0
             while j < m4:
-                a0 = load4(At, (k, j, i))
-                a1 = load4(At, (k, j + 1, i))
-                a2 = load4(At, (k, j + 2, i))
-                a3 = load4(At, (k, j + 3, i))
+                a0 = load4(C, (k, j, i))
+                a1 = load4(C, (k, j + 1, i))
+                a2 = load4(C, (k, j + 2, i))
+                a3 = load4(C, (k, j + 3, i))
                 c0 = madd4(c0, a0, splat4(x1[j]))
                 c1 = madd4(c1, a1, splat4(x1[j + 1]))
                 c2 = madd4(c2, a2, splat4(x1[j + 2]))
@@ -319,21 +328,12 @@ def affine2_columns(A, At, k, b, x1, x2, out1, out2):
             s1 = add4(s1, add4(add4(c0, c1), add4(c2, c3)))
             s2 = add4(s2, add4(add4(e0, e1), add4(e2, e3)))
         for j in range(m4, d):
-            a = load4(At, (k, j, i))
+            a = load4(C, (k, j, i))
             s1 = madd4(s1, a, splat4(x1[j]))
             s2 = madd4(s2, a, splat4(x2[j]))
         _store_block(out1, i, n, s1)
         _store_block(out2, i, n, s2)
         i += 4
-
-
-# The overloads' implementations, one per layout (numba inlines the chosen one at the call site).
-def _affine_columns(A, At, k, b, x, out):
-    affine_columns(A, At.blocks, k, b, x, out)
-
-
-def _affine2_columns(A, At, k, b, x1, x2, out1, out2):
-    affine2_columns(A, At.blocks, k, b, x1, x2, out1, out2)
 
 
 def _affine_by_rows(A, At, k, b, x, out):

@@ -511,6 +511,7 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
                                                     f"{momentum:g}"),
             "FedDRO": dict(algorithm="feddro", beta=beta, c=0.0,
                            setting="y averaged every iteration")}
+
     def arm_run(a, eta, **kw):
         return measure(p, I, a.get("beta", eta), eta, algorithm=a["algorithm"],
                        momentum=a.get("momentum"), **kw)

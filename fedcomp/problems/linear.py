@@ -44,8 +44,9 @@ class LinearQuadratic(Problem):
     #: 13-36 % faster from d = 40 (200 KiB).
     column_layout_max_bytes = 1 << 17
     #: A_k^T v takes the column strips with a column copy, which are the faster form up to
-    #: fedcomp.engine.dense.MATVEC_T_ROWS_MIN entries per matrix (its comment has the timings).
-    column_layout_max_entries = 8192
+    #: fedcomp.engine.dense.MATVEC_T_ROWS_MIN entries per matrix (its comment has the timings):
+    #: None is that bound; a number overrides it (bench/lq_layout.py forces a layout so)
+    column_layout_max_entries = None
     structure = "global-inner"
     name = "linear-quadratic"
 
@@ -67,11 +68,18 @@ class LinearQuadratic(Problem):
         # outputs) for the oracles' column forms, or an empty 1-d array for the row forms. The two
         # are different numba types, so a compiled step holds the code of one.
         from fedcomp.engine import dense   # numba's simd types: at first use
-        copy_bytes = K * d * (-(-dg // 4) * 4) * 8
-        columns = (copy_bytes <= self.column_layout_max_bytes
-                   and dg * d <= self.column_layout_max_entries)
-        At = dense.column_copy(A) if columns else dense.no_column_copy()
+        At = dense.column_copy(A) if self.uses_column_copy(K, dg, d) else dense.no_column_copy()
         self.data = (A, b, np.array([noise, R]), self.Abar, self.bbar, At)
+
+    @classmethod
+    def uses_column_copy(cls, K: int, dg: int, d: int) -> bool:
+        """Whether an instance of this size gets a column copy (column_layout_max_bytes,
+        column_layout_max_entries)."""
+        from fedcomp.engine import dense
+        entries = (dense.MATVEC_T_ROWS_MIN if cls.column_layout_max_entries is None
+                   else cls.column_layout_max_entries)
+        return (dense.column_copy_nbytes(K, dg, d) <= cls.column_layout_max_bytes
+                and dg * d <= entries)
 
     def describe(self) -> dict:
         out = super().describe()

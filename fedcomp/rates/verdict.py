@@ -449,25 +449,28 @@ def record_comparison(name: str, measured, predicted, verdict: str) -> None:
 
 
 
-def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0) -> Verdict:
+def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: float = 0.0,
+                  source: str = "measured") -> Verdict:
     """Verdict for a value claimed exactly: numbers within tolerance, sympy expressions equal
-    after simplification (strings are parsed, ``^`` read as power)."""
+    after simplification (strings are parsed, ``^`` read as power). `source` names where a number
+    or truth value came from in the reason ("measured", or "derived" for one obtained by algebra;
+    expressions always read "derived")."""
     import sympy as sp
     if isinstance(measured, (int, float)) and isinstance(predicted, (int, float)) \
             and not isinstance(predicted, bool):
         if math.isnan(measured) or math.isnan(predicted):
-            return Verdict("inconclusive", f"{name}: measured {measured}, predicted {predicted}: "
+            return Verdict("inconclusive", f"{name}: {source} {measured}, predicted {predicted}: "
                                            f"a NaN decides nothing")
         ok = abs(measured - predicted) <= atol + rtol * abs(predicted)
         if not isinstance(measured, bool):
             record_comparison(name, float(measured), float(predicted), "pass" if ok else "fail")
         return Verdict("pass" if ok else "fail",
-                       f"{name}: measured {measured:.10g}, predicted {predicted:.10g}"
+                       f"{name}: {source} {measured:.10g}, predicted {predicted:.10g}"
                        + ("" if ok else f" (off by {measured - predicted:+.3g})"))
     if isinstance(measured, bool) or isinstance(predicted, bool):
         ok = bool(measured) == bool(predicted)
         record_comparison(name, bool(measured), bool(predicted), "pass" if ok else "fail")
-        return Verdict("pass" if ok else "fail", f"{name}: measured {measured}, predicted "
+        return Verdict("pass" if ok else "fail", f"{name}: {source} {measured}, predicted "
                                                  f"{predicted}")
     from fedcomp._formulas import parse_expression
     m = parse_expression(measured, name) if isinstance(measured, str) else sp.sympify(measured)

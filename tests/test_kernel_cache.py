@@ -85,8 +85,11 @@ def test_loading_a_module_records_its_use(cache, monkeypatch):
     build.kernel_module(get("feddro"), "fedcomp.problems._linear_kernels")
     assert time.time() - marker.stat().st_mtime < 3600
     assert abs(path.stat().st_mtime - t) < 1      # the source itself untouched
-    (e,) = KC.entries(cache)
-    assert e.age_days(time.time()) < 1 and KC.prune(30) == []
+    # the pair's module and the metrics module of its problem kernels, which it imports
+    entries = {e.name: e for e in KC.entries(cache)}
+    assert set(entries) == {mod.__name__, build.metrics_module(
+        "fedcomp.problems._linear_kernels").__name__}
+    assert all(e.age_days(time.time()) < 1 for e in entries.values()) and KC.prune(30) == []
 
 
 def test_cache_cli(cache, capsys):
@@ -119,3 +122,18 @@ def test_a_closed_pipe_is_not_an_internal_error(cache):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141, err
     assert "internal error" not in err and "Traceback" not in err
+
+
+def test_every_algorithm_on_a_problem_family_imports_one_record_metrics():
+    """The recorded metrics do not depend on the algorithm: the pair modules of one problem
+    kernel module import one compiled record_metrics (build.metrics_module), so it compiles once
+    per family; another family has its own."""
+    from fedcomp.algorithms import get
+    lq, kl = "fedcomp.problems._linear_kernels", "fedcomp.problems._kl_kernels"
+    shared = build.metrics_module(lq).record_metrics
+    for alg in ("feddro", "fedavg-case2", "local-scgdm"):
+        mod = build.kernel_module(get(alg), lq)
+        assert mod.record_metrics is shared
+        assert "def record_metrics" not in build.generate_source(get(alg), lq)
+    assert build.kernel_module(get("feddro"), kl).record_metrics is not shared
+    assert build.metrics_module(kl).__name__ != build.metrics_module(lq).__name__

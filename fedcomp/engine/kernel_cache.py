@@ -2,7 +2,8 @@
 
 ``fedcomp.engine.build.cache_dir()`` (``$FEDCOMP_CACHE_DIR``, else ``$XDG_CACHE_HOME/fedcomp``
 or ``~/.cache/fedcomp``, one folder ``kernels-nb<numba>-py<python>`` per numba and Python
-version) holds the generated engine modules (``fcgen_<algorithm>__<kernels>_<digest>.py``), the
+version) holds the generated engine modules (``fcgen_<algorithm>__<kernels>_<digest>.py``, and
+``fcgen__metrics__<kernels>_<digest>.py``, the recorded metrics of each problem family), the
 sympy problems' kernel modules (``fcsym_<hash>.py``) and, in ``__pycache__``, numba's compiled
 code of each. A module's name carries the digest of the sources it was generated from, so every
 edit of fedcomp (or an upgrade) adds modules and leaves the old ones unused: the cache only

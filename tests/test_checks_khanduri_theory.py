@@ -274,3 +274,49 @@ def test_a_cost_exponent_is_quoted_only_when_eps_falls_with_the_cost():
     assert "no cost exponent" in flat["reason"] and "eps^-4" not in flat["reason"]
     falls = _cost_part("x", fit(-0.5, -0.55, -0.45), -2.0, 0.4)
     assert "cost ~ eps^-2.00 [1.82, 2.22]" in falls["reason"]
+
+
+# --- Algorithm 1's rounds, Remark 4.5's comparison, Remark 5.4 ---------------------------------
+
+def test_algorithm1_rounds_pass_and_fail_on_an_off_by_one_ledger(run, measure_quick):
+    """floor(T/I) rounds at every (T, I) of the grid, I = 1, I not dividing T and I > T among
+    them; a ledger that counted one round more at one point (a round at t = 0, say) fails, and
+    the verdict names the run."""
+    from fedcomp.checks.khanduri import ALG1_GRID, judge_alg1_rounds
+    from fedcomp.checks import Measurement
+    res = run("khanduri.alg1.rounds")
+    assert res.verdict == "pass", res.detail
+    T_I = {(r["T"], r["I"]) for r in res.measured["runs"]}
+    assert T_I == set(ALG1_GRID) and any(T % I for T, I in T_I) and any(I > T for T, I in T_I)
+    m = measure_quick("khanduri.alg1.rounds")
+    runs = [dict(r) for r in m.values["runs"]]
+    runs[3]["rounds"] += 1
+    bad = judge_alg1_rounds(get("khanduri.alg1.rounds").predicted,
+                            Measurement(values={**m.values, "runs": runs}))
+    assert bad.verdict == "fail" and f"T={runs[3]['T']} I={runs[3]['I']}" in bad.detail
+
+
+def test_improves_is_no_worse_in_both_columns_and_better_in_one():
+    from fedcomp.checks.khanduri import _improves
+
+    def row(comp, comm):
+        return {"comp": dict(zip(("eps", "K"), comp)), "comm": dict(zip(("eps", "K"), comm))}
+    feddro = row((-2, -1), (-1.5, 0))
+    assert _improves(feddro, row((-2, 0), (-1.5, 0)))[0]        # only the K^-1 of the samples
+    assert not _improves(feddro, feddro)[0]                      # equal is no improvement
+    assert not _improves(feddro, row((-4, 0), (-1, 0)))[0]      # fewer rounds on the other side
+    assert _improves(feddro, row((-4, 0), (-2, 0)))[0]
+
+
+def test_remark45_comparison_and_remark54(run):
+    """Remark 4.5's comparison holds on the derivations (local SGD's exponents derived from Yu et
+    al.'s transcribed schedule); Remark 5.4's own parts pass (3 against 5 tuning parameters,
+    eps^-1 against eps^-3/2 rounds), and verify keeps it from passing while Theorem 5.2 fails."""
+    res = run("khanduri.rem4.5.comparison")
+    assert res.verdict == "pass", res.detail
+    assert res.measured["local SGD"]["rounds"] == {"eps": -1.5, "K": 0.0}
+    res = run("khanduri.rem5.4")
+    assert res.verdict == "pass", res.detail
+    assert res.measured["parameters"]["DS-FedDRO"][-2:] == ["server_lr_x", "server_lr_y"]
+    assert set(get("khanduri.rem5.4").depends_on) == {"khanduri.cor4.4.derivation",
+                                                      "khanduri.cor5.3.derivation"}

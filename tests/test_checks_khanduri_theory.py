@@ -309,12 +309,20 @@ def test_improves_is_no_worse_in_both_columns_and_better_in_one():
 
 
 def test_remark45_comparison_and_remark54(run):
-    """Remark 4.5's comparison holds on the derivations (local SGD's exponents derived from Yu et
-    al.'s transcribed schedule); Remark 5.4's own parts pass (3 against 5 tuning parameters,
-    eps^-1 against eps^-3/2 rounds), and verify keeps it from passing while Theorem 5.2 fails."""
-    res = run("khanduri.rem4.5.comparison")
+    """Remark 4.5's comparison holds with model-averaging rounds (local SGD's exponents derived
+    from Yu et al.'s transcribed schedule) and fails under Definition 3.7, where FedDRO's y
+    upload at every iteration makes its K^-1 eps^-2 iterations its rounds: more than
+    Local-SCGDM's and local SGD's eps^-3/2, still no more than ComFedL's eps^-2. Remark 5.4's own
+    parts pass (3 against 5 tuning parameters, eps^-1 against eps^-3/2 rounds), and verify keeps
+    it from passing while Theorem 5.2 fails."""
+    res = run("khanduri.rem4.5.comparison.model-rounds")
     assert res.verdict == "pass", res.detail
     assert res.measured["local SGD"]["rounds"] == {"eps": -1.5, "K": 0.0}
+    res = run("khanduri.rem4.5.comparison")
+    assert res.verdict == "fail", res.detail
+    assert res.measured["FedDRO (Definition 3.7)"]["comm"] == {"eps": -2.0, "K": -1.0}
+    assert ("[pass] FedDRO improves upon ComFedL" in res.detail
+            and "[fail] FedDRO improves upon Local-SCGDM" in res.detail)
     res = run("khanduri.rem5.4")
     assert res.verdict == "pass", res.detail
     assert res.measured["parameters"]["DS-FedDRO"][-2:] == ["server_lr_x", "server_lr_y"]

@@ -2181,6 +2181,10 @@ def judge_rem54(predicted, m):
     return _result(parts, predicted, v, "")
 
 
+_REM45_STATEMENT = ("The sample and communication complexities of Corollary 4.4 match those "
+                    "of the standard FedAvg (Yu et al. 2019b) for non-CO problems and improve "
+                    "upon the guarantees of existing federated CO algorithms (Huang et al. "
+                    "2021; Gao et al. 2022).")
 _REM45_COMPARISON = {"improves upon ComFedL": True, "improves upon Local-SCGDM": True,
                       "matches local SGD": {"samples per client": {"eps": -2.0, "K": -1.0},
                                             "rounds": {"eps": -1.5, "K": 0.0}}}
@@ -2212,10 +2216,7 @@ CLAIMS += [
                                          lambda v: f"({v}) + 1")))),
     Claim(id="khanduri.rem4.5.comparison", paper=PAPER,
           location="Remark 4.5, first sentence",
-          statement="The sample and communication complexities of Corollary 4.4 match those of "
-                    "the standard FedAvg (Yu et al. 2019b) for non-CO problems and improve upon "
-                    "the guarantees of existing federated CO algorithms (Huang et al. 2021; Gao "
-                    "et al. 2022).",
+          statement=_REM45_STATEMENT,
           kind="complexity",
           predicted=_REM45_COMPARISON,
           reading="Definition 3.7: communication complexity counts every client-server round, "
@@ -2233,10 +2234,7 @@ CLAIMS += [
                       _REM45_WRONG)),
     Claim(id="khanduri.rem4.5.comparison.model-rounds", paper=PAPER,
           location="Remark 4.5, first sentence",
-          statement="The sample and communication complexities of Corollary 4.4 match those of "
-                    "the standard FedAvg (Yu et al. 2019b) for non-CO problems and improve upon "
-                    "the guarantees of existing federated CO algorithms (Huang et al. 2021; Gao "
-                    "et al. 2022).",
+          statement=_REM45_STATEMENT,
           kind="complexity",
           predicted=_REM45_COMPARISON,
           reading="communication complexity as model-averaging rounds T/I = O(eps^-3/2) (the y "

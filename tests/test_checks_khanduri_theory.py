@@ -328,3 +328,26 @@ def test_remark45_comparison_and_remark54(run):
     assert res.measured["parameters"]["DS-FedDRO"][-2:] == ["server_lr_x", "server_lr_y"]
     assert set(get("khanduri.rem5.4").depends_on) == {"khanduri.cor4.4.derivation",
                                                       "khanduri.cor5.3.derivation"}
+
+
+def test_ds_feddro_server_rates_at_i1_are_a_rescaling(run, measure_quick):
+    """At I = 1 DS-FedDRO with server rates (1.3, 1.4) and DS-FedDRO with server rates 1 and
+    client rates 1.3 eta, 1.4 beta reach models whose squared distance falls like eta^2 over a
+    fixed horizon, while the control (server rates 1, client rates unchanged) stays apart: the
+    printed 'benefit of two-sided rates' is a step-size rescaling there (fail), and a user's
+    'false' passes. A measurement where the rescaled run stays apart too would pass the paper."""
+    from fedcomp.checks import Measurement
+    from fedcomp.checks.khanduri import DS_I1_KEY, judge_ds_i1
+    res = run("khanduri.sec6.ds-i1")
+    assert res.verdict == "fail", res.detail
+    lims = list(res.measured["limits"].values())
+    assert lims[0]["kind"] == "vanishes" and 1.8 < lims[0]["slope"] < 2.2
+    assert lims[1]["kind"] == "stays"
+    assert run("khanduri.sec6.ds-i1", {DS_I1_KEY: False}).verdict == "pass"
+    m = measure_quick("khanduri.sec6.ds-i1")
+    (lab, resc), (clab, ctrl) = m.values["comparisons"].items()
+    apart = {**m.values, "comparisons": {lab: ctrl, clab: ctrl}}
+    assert judge_ds_i1({DS_I1_KEY: True}, Measurement(values=apart)).verdict == "pass"
+    # a control that does not separate decides nothing
+    same = {**m.values, "comparisons": {lab: resc, clab: resc}}
+    assert judge_ds_i1({DS_I1_KEY: True}, Measurement(values=same)).verdict == "inconclusive"

@@ -124,11 +124,15 @@ def test_a_closed_pipe_is_not_an_internal_error(cache):
     assert "internal error" not in err and "Traceback" not in err
 
 
-def test_every_algorithm_on_a_problem_family_imports_one_record_metrics():
+def test_every_algorithm_on_a_problem_family_imports_one_record_metrics(cache, monkeypatch):
     """The recorded metrics do not depend on the algorithm: the pair modules of one problem
     kernel module import one compiled record_metrics (build.metrics_module), so it compiles once
-    per family; another family has its own."""
+    per family; another family has its own. Loaded from threads at once, every pair finds it
+    whole (build._LOCK)."""
+    from concurrent.futures import ThreadPoolExecutor
     from fedcomp.algorithms import get
+    for name in ("_LOADED", "_BY_PAIR", "_METRICS_SOURCES", "_SOURCES"):
+        monkeypatch.setattr(build, name, {})
     lq, kl = "fedcomp.problems._linear_kernels", "fedcomp.problems._kl_kernels"
     shared = build.metrics_module(lq).record_metrics
     for alg in ("feddro", "fedavg-case2", "local-scgdm"):
@@ -137,3 +141,11 @@ def test_every_algorithm_on_a_problem_family_imports_one_record_metrics():
         assert "def record_metrics" not in build.generate_source(get(alg), lq)
     assert build.kernel_module(get("feddro"), kl).record_metrics is not shared
     assert build.metrics_module(kl).__name__ != build.metrics_module(lq).__name__
+    assert build.metrics_module(lq).__name__.startswith("fcgen__metrics__linear_kernels_")
+    algs = ("feddro", "ds-feddro", "fedavg-case1", "fedavg-case2", "fedavg-modified")
+    for _ in range(5):  # without the lock about 3 rounds in 4 raised ImportError on this machine
+        for name in ("_LOADED", "_BY_PAIR", "_METRICS_SOURCES"):
+            monkeypatch.setattr(build, name, {})
+        with ThreadPoolExecutor(len(algs)) as ex:
+            mods = list(ex.map(lambda a: build.kernel_module(get(a), lq), algs))
+        assert len({m.record_metrics for m in mods}) == 1

@@ -48,6 +48,7 @@ import inspect
 import os
 import sys
 import textwrap
+import threading
 import time
 import types
 import warnings
@@ -61,6 +62,9 @@ from fedcomp.engine import defaults as _defaults
 from fedcomp.engine import loop as _loop
 
 _LOADED: dict[str, object] = {}
+# kernel_module and metrics_module run under it: a module is visible in sys.modules while it
+# executes, and another thread's pair module importing a half-executed metrics module would fail
+_LOCK = threading.RLock()
 _BY_PAIR: dict[tuple, object] = {}
 _DEP_MODULES = ("fedcomp.engine.loop", "fedcomp.engine.prims", "fedcomp.engine.defaults",
                 "fedcomp.rng")
@@ -323,8 +327,8 @@ def _metrics_source(kernels: str) -> tuple[str, str]:
     ])
     h = hashlib.sha256(src.encode())
     h.update(_numba_cache.digest(_dep_files((kernels, *_DEP_MODULES))).encode())
-    hit = _METRICS_SOURCES[kernels] = (
-        f"fcgen__metrics__{_safe(kernels.split('.')[-1])}_{h.hexdigest()[:16]}", src)
+    family = _safe(kernels.split(".")[-1]).lstrip("_")
+    hit = _METRICS_SOURCES[kernels] = (f"fcgen__metrics__{family}_{h.hexdigest()[:16]}", src)
     return hit
 
 
@@ -338,7 +342,8 @@ def metrics_module(kernels: str):
     family instead of once per (algorithm, problem) pair. Loaded once per process, cached on
     disk."""
     name, src = _metrics_source(kernels)
-    return _load(name, src)
+    with _LOCK:
+        return _load(name, src)
 
 
 def _load(modname: str, src: str):
@@ -352,7 +357,11 @@ def _load(modname: str, src: str):
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod
-    spec.loader.exec_module(mod)
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(modname, None)
+        raise
     _LOADED[modname] = mod
     return mod
 
@@ -370,8 +379,9 @@ def kernel_module(alg: Algorithm, kernels: str):
     digest = source_digest(alg, kernels, src)[:16]
     family = kernels.split(".")[-1]
     modname = f"fcgen_{_safe(alg.name + '__' + family)}_{digest}"
-    metrics_module(kernels)  # the module `src` imports its record_metrics from
-    mod = _BY_PAIR[pair] = _load(modname, src)
+    with _LOCK:
+        metrics_module(kernels)  # the module `src` imports its record_metrics from
+        mod = _BY_PAIR[pair] = _load(modname, src)
     return mod
 
 

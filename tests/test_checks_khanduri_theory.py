@@ -376,3 +376,20 @@ def test_distributed_f_natural_extension_is_biased_and_sharing_fixes_it(run, mea
     m = measure_quick("khanduri.sec2.distributed-f")
     fine = Measurement(values={**m.values, "grad Phi(x_ext)^2": 0.0})
     assert judge_distributed_f({DIST_F_KEY: True}, fine).verdict == "pass"
+
+
+def test_dro_constants_are_not_global_with_logistic_losses(run, measure_quick):
+    """Along a ray where the logistic losses grow, the KL reformulation's ||grad g_k|| grows like
+    e^(R/lambda) and the chi-square's f'(g) = g/lambda like R: neither has Assumption 3.2's
+    constant on R^d (fail). Values that level off would pass the prediction."""
+    from fedcomp.checks import Measurement
+    from fedcomp.checks.khanduri import DRO_GLOBAL_KEYS, judge_assump32_dro
+    res = run("khanduri.assump3.2.dro")
+    assert res.verdict == "fail", res.detail
+    bg, bf = res.measured["KL B_g along the ray"], res.measured["chi-square B_f along the ray"]
+    assert bg[-1] / bg[-2] > 1e9 and 1.8 < bf[-1] / bf[-2] < 2.0   # exponential / linear
+    m = measure_quick("khanduri.assump3.2.dro")
+    level = [1.0, 1.5, 1.7, 1.75, 1.76]
+    flat = {**m.values, "KL B_g along the ray": level, "chi-square B_f along the ray": level}
+    assert judge_assump32_dro({k: True for k in DRO_GLOBAL_KEYS},
+                              Measurement(values=flat)).verdict == "pass"

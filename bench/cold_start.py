@@ -6,6 +6,7 @@ Run::
 
     taskset -c 0 env PYTHONPATH=. .venv/bin/python bench/cold_start.py
     taskset -c 0 .venv/bin/python bench/cold_start.py --fresh-only --reps 3 --root OTHER_CHECKOUT
+    taskset -c 0 .venv/bin/python bench/cold_start.py --family lq [--root OTHER_CHECKOUT]
 
 ``--root`` measures the fedcomp of another checkout (an older commit: ``git worktree add``) with
 this script; ``--fresh-only --reps N`` prints only the fresh-clone rows, the median of N
@@ -72,6 +73,25 @@ print(json.dumps({"import": t1 - t0, "simulate": t3 - t2, "simulate_many": t4 - 
 
 PAIRS = (("feddro", "lq"), ("feddro", "kl"))
 
+# --family: several algorithms on one problem family in one fresh process, the CPU seconds of
+# each first simulate (what the pairs after the first share: the problem's compiled oracles,
+# numba's own overloads, and since 29 November 2026 the recorded metrics, build.metrics_module)
+FAMILY_CHILD = r"""
+import json, sys, time
+import fedcomp
+ctor = sys.argv[1]
+p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
+     fedcomp.problems.KLDRO.synthetic(dim=10, num_clients=4, batch_size=4))
+hyper = {"feddro": {"beta": 0.2}, "fedavg-case2": {}, "feddro-literal": {"beta": 0.2},
+         "ds-feddro": {"beta": 0.2, "server_lr_x": 1.0, "server_lr_y": 1.0}}
+out = {}
+for alg in ("feddro", "fedavg-case2", "ds-feddro", "feddro-literal"):
+    t = time.process_time()
+    fedcomp.simulate(p, alg, iterations=100, eta=0.05, **hyper[alg])
+    out[alg] = time.process_time() - t
+print(json.dumps(out))
+"""
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -91,16 +111,35 @@ def fresh(alg: str, ctor: str, root: str) -> dict:
         return child(alg, ctor, cache, nb, root)
 
 
+def family(ctor: str, root: str) -> dict:
+    """FAMILY_CHILD in a fresh process with both caches empty."""
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as nb:
+        env = {**os.environ, "FEDCOMP_CACHE_DIR": cache, "NUMBA_CACHE_DIR": nb,
+               "PYTHONPATH": root}
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", FAMILY_CHILD, ctor],
+                             env=env, cwd=root, capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--root", default=ROOT, help="checkout whose fedcomp is measured")
     ap.add_argument("--fresh-only", action="store_true", help="only the fresh-clone rows")
     ap.add_argument("--reps", type=int, default=1, help="fresh-clone children per pair (median)")
+    ap.add_argument("--family", choices=("lq", "kl"),
+                    help="instead: four algorithms on this problem family in one fresh process "
+                         "(both caches empty), the CPU seconds of each first simulate")
     args = ap.parse_args()
     if args.reps < 1:
         ap.error(f"--reps must be >= 1, got {args.reps}")
     root = os.path.abspath(args.root)
     print(f"fedcomp from {root}")
+    if args.family:
+        for _ in range(args.reps):
+            r = family(args.family, root)
+            print(f"{args.family}: " + ", ".join(f"{a} {t:.2f} s" for a, t in r.items())
+                  + f"; after the first {sum(list(r.values())[1:]):.2f} s")
+        return
     print("| pair | cache | import | first simulate | of it, LLVM | simulate_many after it |")
     print("|---|---|---|---|---|---|")
     for alg, ctor in PAIRS:

@@ -331,47 +331,18 @@ def test_remark45_comparison_and_remark54(run):
                                                       "khanduri.cor5.3.derivation"}
 
 
-def test_ds_feddro_server_rates_at_i1_are_a_rescaling(run, measure_quick):
-    """At I = 1 one round of DS-FedDRO with server rates (gamma_x, gamma_y) and one with server
-    rates 1 and client rates gamma_x eta, gamma_y beta give the same model to rounding (the same
-    samples), for every reading of '1.3 and 1.4', while at I = 2 they do not: the printed
-    'benefit of two-sided rates' is a step-size rescaling there (fail), and a user's 'false'
-    passes. Over a fixed horizon the rescaled run's squared distance falls like eta^2 (a factor
-    near 64 from eta = 0.04 to 0.005), the unrescaled control's and the fixed-eta*I arm's stay."""
-    from fedcomp.checks import Measurement
-    from fedcomp.checks.khanduri import DS_I1_KEY, judge_ds_i1
-    res = run("khanduri.sec6.ds-i1")
-    assert res.verdict == "fail", res.detail
-    rounds = res.measured["one round"]
-    assert len(rounds) == 3 and all(r["I=1"] < 1e-14 < 1e-3 < r["I=2"] for r in rounds.values())
-    assert run("khanduri.sec6.ds-i1", {DS_I1_KEY: False}).verdict == "pass"
-    (resc, ctrl, drift) = (c["differences"] for c in
-                           res.measured["horizon"]["comparisons"].values())
-    assert 40 < resc[0] / resc[-1] < 90 and 0.8 < ctrl[0] / ctrl[-1] < 1.25
-    assert 0.8 < drift[0] / drift[-1] < 1.25
-    m = measure_quick("khanduri.sec6.ds-i1")
-    # a measurement where one round at I = 1 differs would pass the paper's prediction
-    apart = {k: {"I=1": 1e-3, "I=2": r["I=2"]} for k, r in m.values["one round"].items()}
-    assert judge_ds_i1({DS_I1_KEY: True}, Measurement(
-        values={**m.values, "one round": apart})).verdict == "pass"
-    # a control that does not separate decides nothing
-    flat = {k: {"I=1": r["I=1"], "I=2": r["I=1"]} for k, r in m.values["one round"].items()}
-    assert judge_ds_i1({DS_I1_KEY: True}, Measurement(
-        values={**m.values, "one round": flat})).verdict == "inconclusive"
-
-
-def test_distributed_f_natural_extension_is_biased_and_sharing_fixes_it(run, measure_quick):
+def test_distributed_f_extension_without_extra_communication_is_biased(run, measure_quick):
     """K = 2, g_k = a_k x with a = (1, 3), f_k = (y - c_k)^2/2 with c = (0, 2): Phi's stationary
-    point is x* = 1/2; the natural extension's mean direction (1/K) sum_k a_k (a-bar x - c_k)
-    vanishes at x_ext = 3/4 instead, where grad Phi = a-bar (a-bar x_ext - c-bar) = 1, by hand.
-    Sharing grad f_k(ybar) makes the mean direction grad Phi identically."""
+    point is x* = 1/2; the mean direction (1/K) sum_k a_k (a-bar x - c_k) of the extension with
+    each client's own grad f_k vanishes at x_ext = 3/4 instead, where grad Phi = a-bar (a-bar
+    x_ext - c-bar) = 1, by hand. The extension that shares grad f_k(ybar) is not checked."""
     from fedcomp.checks import Measurement
     from fedcomp.checks.khanduri import DIST_F_KEY, judge_distributed_f
     res = run("khanduri.sec2.distributed-f")
     assert res.verdict == "fail", res.detail
     v = res.measured
     assert (v["x*"], v["x_ext"], v["grad Phi(x_ext)^2"], v["D1(x*)"]) == ("1/2", "3/4", 1.0, -1.0)
-    assert run("khanduri.sec2.distributed-f.shared").verdict == "pass"
+    assert get("khanduri.sec2.distributed-f.shared").check is None
     # an instance whose heterogeneities do not correlate (c equal) would pass
     m = measure_quick("khanduri.sec2.distributed-f")
     fine = Measurement(values={**m.values, "grad Phi(x_ext)^2": 0.0})
@@ -379,17 +350,21 @@ def test_distributed_f_natural_extension_is_biased_and_sharing_fixes_it(run, mea
 
 
 def test_dro_constants_are_not_global_with_logistic_losses(run, measure_quick):
-    """Along a ray where the logistic losses grow, the KL reformulation's ||grad g_k|| grows like
-    e^(R/lambda) and the chi-square's f'(g) = g/lambda like R: neither has Assumption 3.2's
-    constant on R^d (fail). Values that level off would pass the prediction."""
+    """Along w = mean_i(-s_i a_i)/|.|, convexity bounds the KL's B_g below by a term exponential
+    in R and the chi-square's B_f by one linear in R: neither has Assumption 3.2's constant on
+    R^d (fail, derived). The bounds lie below the values attained on the ray; a direction along
+    which the bounds do not grow shows nothing (inconclusive); a user's 'false' passes."""
     from fedcomp.checks import Measurement
     from fedcomp.checks.khanduri import DRO_GLOBAL_KEYS, judge_assump32_dro
     res = run("khanduri.assump3.2.dro")
     assert res.verdict == "fail", res.detail
-    bg, bf = res.measured["KL B_g along the ray"], res.measured["chi-square B_f along the ray"]
-    assert bg[-1] / bg[-2] > 1e9 and 1.8 < bf[-1] / bf[-2] < 2.0   # exponential / linear
+    v = res.measured
+    for low, att in (("KL B_g lower bound", "KL ||grad g_k|| attained"),
+                     ("chi-square B_f lower bound", "chi-square B_f attained")):
+        assert all(0 < a <= b for a, b in zip(v[low], v[att])), low
+    assert v["KL B_g lower bound"][-1] / v["KL B_g lower bound"][-2] > 50
+    assert run("khanduri.assump3.2.dro", {k: False for k in DRO_GLOBAL_KEYS}).verdict == "pass"
     m = measure_quick("khanduri.assump3.2.dro")
-    level = [1.0, 1.5, 1.7, 1.75, 1.76]
-    flat = {**m.values, "KL B_g along the ray": level, "chi-square B_f along the ray": level}
+    flat = {**m.values, "KL growth rates s_k": [-0.1, 0.0], "chi-square growth rate s": 0.0}
     assert judge_assump32_dro({k: True for k in DRO_GLOBAL_KEYS},
-                              Measurement(values=flat)).verdict == "pass"
+                              Measurement(values=flat)).verdict == "inconclusive"

@@ -1631,6 +1631,9 @@ RATE_CLAIMS = [
           kind="rate", predicted={"T": -0.5, "K": -0.5},
           reading="estimator (8) anchored at the client's own previous iterate (fedcomp's "
                   "feddro); the literal reading is khanduri.thm4.3.literal",
+          notes="The KL-DRO part runs with beta = eta, not 4 B_g^4 L_f^2 eta, on a problem "
+                "outside Assumption 3.2 on R^d (khanduri.assump3.2.dro): it observes the rate "
+                "outside the theorem's hypotheses, and the LQ parts judge the theorem.",
           check=Check(FEDDRO, judge_thm43, _RATE_WRONG)),
     Claim(id="khanduri.thm4.3.literal", paper="khanduri", location="Theorem 4.3, Algorithm 2",
           statement="Theorem 4.3's O(1/sqrt(KT)) rate for Algorithm 2 with (8) read literally: "
@@ -2198,189 +2201,94 @@ def judge_rem54(predicted, m):
     return _result(parts, predicted, v, "")
 
 
-#: Section 6's "we select 1.3 and 1.4 for the respective tasks": one value for both server rates
-#: per task (CIFAR10-ST, CIFAR100-ST; fedcomp's feddro-cifar10-st arm runs 1.3), or the pair
-#: (gamma_x, gamma_y)
-DS_RATE_READINGS = {"1.3 for both (CIFAR10-ST)": (1.3, 1.3),
-                    "1.4 for both (CIFAR100-ST)": (1.4, 1.4),
-                    "(gamma_x, gamma_y) = (1.3, 1.4)": (1.3, 1.4)}
-DS_I1_KEY = "at I = 1 the server's x-step is more than the client step rescaled by gamma_x"
-#: relative difference of the two one-round models below which they are the same to rounding
-#: (double precision: about 1e-16 per operation), above which the control must lie
-SAME_TO_ROUNDING = 1e-12
-_DS_ARGS = {"num_clients": 4, "dim": 3, "inner_dim": 2, "heterogeneity": 1.0, "seed": 2}
-
-
-def _ds_pair(args, gx, gy, eta, I, T, stochastic, seed=0):
-    """DS-FedDRO with server rates (gx, gy), client rates (eta, beta = eta), against server
-    rates 1 and client rates (gx eta, gy eta), from the same start with the same samples."""
-    kw = dict(iterations=T, local_steps=I, stochastic=stochastic, seed=seed,
-              record_every=max(1, T // 200))
-    a = run(LQ_RANDOM, args, "ds-feddro", eta=eta, beta=eta, server_lr_x=gx, server_lr_y=gy,
-            **kw)
-    b = run(LQ_RANDOM, args, "ds-feddro", eta=gx * eta, beta=gy * eta, server_lr_x=1.0,
-            server_lr_y=1.0, **kw)
-    return a, b
-
-
-def measure_ds_i1(profile, out_dir) -> Measurement:
-    """DS-FedDRO's server rates against its client rates rescaled by them, on a heterogeneous
-    LinearQuadratic (x^0 = 0, beta = eta).
-
-    Why: at I = 1 a round is, per client, x_k = x - eta d_k(x, y_k) and
-    y_k = (1 - beta) y_k + beta g_k(x_k; zeta), then x <- x + gamma_x (mean_k x_k - x) =
-    x - gamma_x eta mean_k d_k and y <- y + gamma_y (mean_k y_k - y). The x-step is exactly the
-    client step with eta -> gamma_x eta and server rate 1 (run B); the y-step is B's with
-    beta -> gamma_y beta except that g_k is evaluated at x - eta d_k, not x - gamma_x eta d_k
-    (O(beta eta) per round). With I > 1 the clients' later local steps start from points that
-    differ, and the two do not coincide.
-
-    * one round (T = I) with the paper's largest grid step eta = 0.1, noisy oracles (noise 0.1,
-      the same samples for both runs), for each reading of "1.3 and 1.4" (DS_RATE_READINGS):
-      ||x_A - x_B|| / ||x_A - x^0|| at I = 1 and, as the control, at I = 2;
-    * over a fixed horizon eta T = 2 with exact oracles (reading 1.3 for both), the squared
-      distance of the models at the horizon relative to ||x_A - x^0||^2 against eta: at I = 1
-      rescaled (B) and not rescaled (server rates 1, client rates unchanged), and rescaled at a
-      fixed eta I = 0.2 (I = 0.2/eta local steps), where client drift stays: the figure."""
-    import numpy as np
-    out = {"one round": {}, "instance": f"LinearQuadratic.random({_DS_ARGS}), x^0 = 0, "
-                                         f"beta = eta"}
-    noisy = {**_DS_ARGS, "noise": 0.1}
-    for label, (gx, gy) in DS_RATE_READINGS.items():
-        row = {}
-        for I in (1, 2):
-            a, b = _ds_pair(noisy, gx, gy, 0.1, I, I, True, seed=5)
-            row[f"I={I}"] = float(np.linalg.norm(a.x_bar - b.x_bar) / np.linalg.norm(a.x_bar))
-        out["one round"][label] = row
-    gx, gy = DS_RATE_READINGS["1.3 for both (CIFAR10-ST)"]
-    etas = _step_grid(profile)
-    horizon = 2.0
-    curves = {"I = 1, client rates rescaled (B)": [],
-              "I = 1, server rates 1, client rates unchanged (control)": [],
-              "eta I = 0.2, client rates rescaled": []}
-    for eta in etas:
-        T = int(round(horizon / eta))
-        a, b = _ds_pair(_DS_ARGS, gx, gy, eta, 1, T, False)
-        c = run(LQ_RANDOM, _DS_ARGS, "ds-feddro", eta=eta, beta=eta, server_lr_x=1.0,
-                server_lr_y=1.0, iterations=T, local_steps=1, stochastic=False,
-                record_every=max(1, T // 200))
-        I = int(round(0.2 / eta))
-        a2, b2 = _ds_pair(_DS_ARGS, gx, gy, eta, I, I * int(round(horizon / (eta * I))), False)
-        for label, (u, w) in zip(curves, ((a, b), (a, c), (a2, b2))):
-            curves[label].append(float(np.sum((u.x_bar - w.x_bar) ** 2) / np.sum(u.x_bar ** 2)))
-    out["horizon"] = {"etas": list(etas), "horizon": horizon, "rates": [gx, gy],
-                      "comparisons": {k: {"differences": v} for k, v in curves.items()},
-                      "instance": f"{out['instance']}, exact oracles, T = {horizon:g}/eta, server "
-                                  f"rates ({gx:g}, {gy:g})"}
-    from fedcomp.figures import plot
-    from fedcomp.figures.law import rescaling_figure
-    fig = plot("figures/khanduri.sec6.ds-i1-rescaling.png", rescaling_figure, out["horizon"],
-               "FedDRO paper, Section 6 (khanduri.sec6.ds-i1): DS-FedDRO's server rates against "
-               "its client rates rescaled by them")
-    return Measurement(values=out, figures=[fig],
-                       detail=f"{out['instance']}; one round at eta = 0.1 with noisy oracles "
-                              f"(noise 0.1, the same samples for both runs); a horizon eta T = "
-                              f"{horizon:g} with exact oracles for the figure")
-
-
-def judge_ds_i1(predicted, m):
-    """Measured False when, for every reading of the rates, one round at I = 1 gives the same
-    model to rounding (SAME_TO_ROUNDING) while the I = 2 control does not; inconclusive when the
-    control does not separate."""
-    from fedcomp.rates.verdict import Verdict
-    rounds = m.values["one round"]
-    same = all(r["I=1"] < SAME_TO_ROUNDING for r in rounds.values())
-    apart = all(r["I=2"] > 1e3 * SAME_TO_ROUNDING for r in rounds.values())
-    text = "; ".join(f"{lab}: {r['I=1']:.1e} at I = 1, {r['I=2']:.1e} at I = 2"
-                     for lab, r in rounds.items())
-    if not apart:
-        part = Verdict("inconclusive", f"{DS_I1_KEY}: the I = 2 control does not separate "
-                                       f"({text})")
-    else:
-        r = equal_verdict(DS_I1_KEY, not same, predicted[DS_I1_KEY])
-        part = Verdict(r.verdict, f"{r.reason}: relative distance of the models after one round, "
-                                  f"two-sided rates against client rates rescaled by them, "
-                                  f"same samples: {text}")
-    h = m.values["horizon"]
-    horizon = "; ".join(f"{lab}: {c['differences'][0]:.2g} at eta = {h['etas'][0]:g}, "
-                        f"{c['differences'][-1]:.2g} at eta = {h['etas'][-1]:g}"
-                        for lab, c in h["comparisons"].items())
-    return _result([part], predicted, m.values,
-                   "at I = 1 the server's x-step gamma_x (mean_k x_k - x) is -gamma_x eta "
-                   "mean_k d_k, the client step rescaled, and the y-step differs from the "
-                   "rescaled client's only in where g_k is evaluated; over a horizon eta T = "
-                   f"{h['horizon']:g} (exact oracles, the figure), squared distance of the "
-                   f"models at the horizon relative to the distance moved: {horizon}; ")
-
-
-#: radii of the points x = R w along which measure_assump32_dro evaluates the constants
+#: radii of the points x = R w at which measure_assump32_dro shows the constants' growth
 DRO_RADII = (1.0, 2.0, 4.0, 8.0, 16.0)
-#: a constant is unbounded along the ray when each doubling of R multiplies it by at least this
-#: (a bounded function's ratios tend to 1; linear growth gives 2, the KL's exponential far more)
-DOUBLING_GROWTH = 1.5
 DRO_GLOBAL_KEYS = ("KL (4): B_g finite on R^d", "chi-square (5): B_f finite on R^d")
 
 
 def measure_assump32_dro(profile, out_dir) -> Measurement:
-    """Assumption 3.2's constants of the two DRO reformulations with logistic losses (KLDRO and
-    Chi2DRO.synthetic, the same data): values attained along the ray x = R w (w the unit
-    direction of the mean of -s_i a_i, along which the losses grow), each a lower bound of the
-    constant's supremum over any domain containing the point -- for (4), ||grad g_k(x)|| (the
-    problem's exact g_vjp with v = 1, the largest client) for B_g and f'' at x = 0,
-    lam / g(0)^2, for L_f; for (5), |f'(g(x))| = g(x) / lam for B_f -- and the closed-form
-    constants proven on the boxes [-R, R]^d (fedcomp.theory.constants.constants)."""
+    """Lower bounds of Assumption 3.2's B_g (KL reformulation (4)) and B_f (chi-square (5)) over
+    R^d for the logistic losses of KLDRO / Chi2DRO.synthetic (the same data), along the unit
+    direction w of m = mean_i(-s_i a_i), from convexity (a proof, with constants from the data):
+
+    * the logistic loss is convex with gradient -s_i a_i / 2 at 0, so client k's mean loss is
+      at least log 2 + R s_k at R w, s_k = (m_k . w) / 2 (m_k: client k's mean of -s_i a_i);
+    * (4): g_k = mean_i exp((l_i - c)/lambda) >= exp((mean loss - c)/lambda) (Jensen), and a
+      Lipschitz constant is at least (g_k(R w) - g_k(0)) / R, so B_g >= (exp((log 2 + R s_k -
+      c)/lambda) - g_k(0)) / R: exponential in R wherever s_k > 0 (some client has it, since
+      the clients' m_k average to m and m . w = |m| > 0);
+    * (5): B_f >= f'(g(R w)) = g(R w)/lambda >= (log 2 + R s)/lambda with s = (m . w)/2.
+
+    Also the values attained on the ray (the problem's exact g_vjp with v = 1, the largest
+    client; g(R w)/lambda), L_f at 0 (lambda/g(0)^2, for the eta bound in the detail), and the
+    closed-form constants proven on the boxes [-R, R]^d (fedcomp.theory.constants)."""
     import numpy as np
     from fedcomp.problems import Chi2DRO, KLDRO
     from fedcomp.theory.constants import constants
     data = {"dim": 3, "num_clients": 2, "samples_per_client": 10, "seed": 0}
     kl, c2 = KLDRO.synthetic(**data), Chi2DRO.synthetic(**data)
-    F, L = kl.data[0], kl.data[1]
-    w = (-L[:, None] * F).mean(axis=0)
-    w /= np.linalg.norm(w)
+    F, L, off = kl.data[0], kl.data[1], kl.data[2]
+    m = (-L[:, None] * F).mean(axis=0)
+    w = m / np.linalg.norm(m)
+    s_k = [float((-L[a:b, None] * F[a:b]).mean(axis=0) @ w / 2) for a, b in zip(off, off[1:])]
+    lam, c = kl.lam, kl.shift
+    g0 = [float(kl.inner_client(k, np.zeros(kl.dim))[0]) for k in range(kl.num_clients)]
+    k = int(np.argmax(s_k))
+    kl_bound = [float((np.exp((np.log(2) + R * s_k[k] - c) / lam) - g0[k]) / R)
+                for R in DRO_RADII]
+    s = float(m @ w / 2)
+    c2_bound = [float((np.log(2) + R * s) / c2.lam) for R in DRO_RADII]
     out = np.empty(kl.dim)
-    bg = []
+    attained = []
     for R in DRO_RADII:
         norms = []
-        for k in range(kl.num_clients):
-            kl.kernel_module.g_vjp(kl.data, k, R * w, np.ones(1), np.uint64(0), True, out)
+        for j in range(kl.num_clients):
+            kl.kernel_module.g_vjp(kl.data, j, R * w, np.ones(1), np.uint64(0), True, out)
             norms.append(float(np.linalg.norm(out)))
-        bg.append(max(norms))
-    lf0 = float(kl.lam / kl.inner(np.zeros(kl.dim))[0] ** 2)
-    bf = [float(c2.inner(R * w)[0] / c2.lam) for R in DRO_RADII]
+        attained.append(max(norms))
     boxes = {}
     for name, p in (("KL (4)", kl), ("chi-square (5)", c2)):
         rows = []
         for R in DRO_RADII[:4]:
-            c = constants(p, -R * np.ones(p.dim), R * np.ones(p.dim))
-            rows.append({"R": R, **{k: float(b.value) for k, b in c.details.items()
-                                    if k in ("B_f", "L_f", "B_g", "L_g", "B_h", "L_h")}})
+            cs = constants(p, -R * np.ones(p.dim), R * np.ones(p.dim))
+            rows.append({"R": R, **{n: float(b.value) for n, b in cs.details.items()
+                                    if n in ("B_f", "L_f", "B_g", "L_g", "B_h", "L_h")}})
         boxes[name] = rows
-    return Measurement(values={"radii": list(DRO_RADII), "KL B_g along the ray": bg,
-                               "KL L_f at 0": lf0, "chi-square B_f along the ray": bf,
-                               "boxes": boxes, "lam": kl.lam, "shift": kl.shift},
-                       detail=f"KLDRO and Chi2DRO.synthetic({data}) (logistic losses, lambda "
-                              f"{kl.lam:g}; the KL written with fedcomp's shift c = "
-                              f"{kl.shift:.4g}, which scales g by a constant and leaves "
-                              f"B_g^4 L_f^2 unchanged); ray x = R w, R in {list(DRO_RADII)}")
-
-
-def _unbounded(values) -> bool:
-    return all(b >= DOUBLING_GROWTH * a for a, b in zip(values, values[1:]))
+    return Measurement(values={
+        "radii": list(DRO_RADII), "KL growth rates s_k": s_k, "KL client": k,
+        "KL B_g lower bound": kl_bound, "chi-square growth rate s": s,
+        "chi-square B_f lower bound": c2_bound, "KL ||grad g_k|| attained": attained,
+        "chi-square B_f attained": [float(c2.inner(R * w)[0] / c2.lam) for R in DRO_RADII],
+        "KL L_f at 0": float(lam / kl.inner(np.zeros(kl.dim))[0] ** 2), "boxes": boxes,
+        "lam": lam, "shift": c},
+        detail=f"KLDRO and Chi2DRO.synthetic({data}) (logistic losses, lambda {lam:g}; the KL "
+               f"written with fedcomp's shift c = {c:.4g}: its g is the paper's times "
+               f"e^(-c/lambda) = {np.exp(-c / lam):.3g}, which leaves B_g^4 L_f^2 unchanged); "
+               f"w the unit direction of mean_i(-s_i a_i); R in {list(DRO_RADII)}")
 
 
 def judge_assump32_dro(predicted, m):
-    """Global reading: a constant is measured finite on R^d unless its attained values along
-    the ray keep growing by DOUBLING_GROWTH on every doubling of R."""
+    """A constant is measured infinite on R^d when its convexity lower bound along w grows
+    without bound (a positive growth rate: the bound is a proof); inconclusive where the rate is
+    not positive (this direction shows nothing)."""
+    from fedcomp.rates.verdict import Verdict
     v = m.values
     parts = []
-    for key, vals in zip(DRO_GLOBAL_KEYS, (v["KL B_g along the ray"],
-                                           v["chi-square B_f along the ray"])):
-        from fedcomp.rates.verdict import Verdict
-        r = equal_verdict(key, not _unbounded(vals), predicted[key])
-        attained = ", ".join(f"{x:.3g}" for x in vals)
+    for key, rate, bound, att, how in (
+            (DRO_GLOBAL_KEYS[0], max(v["KL growth rates s_k"]), v["KL B_g lower bound"],
+             v["KL ||grad g_k|| attained"], "(exp((log 2 + R s_k - c)/lambda) - g_k(0)) / R"),
+            (DRO_GLOBAL_KEYS[1], v["chi-square growth rate s"], v["chi-square B_f lower bound"],
+             v["chi-square B_f attained"], "(log 2 + R s)/lambda")):
         radii = ", ".join(f"{R:g}" for R in v["radii"])
-        parts.append(Verdict(r.verdict, f"{r.reason}: attained {attained} at R = {radii}"))
-    b, lf = v["KL B_g along the ray"], v["KL L_f at 0"]
+        shown = (f"lower bound {how} with rate {rate:.3g}: "
+                 + ", ".join(f"{x:.3g}" for x in bound) + f" at R = {radii} (attained on the "
+                 "ray: " + ", ".join(f"{x:.3g}" for x in att) + ")")
+        if rate <= 0:
+            parts.append(Verdict("inconclusive", f"{key}: not shown along w ({shown})"))
+            continue
+        r = equal_verdict(key, False, predicted[key], source="derived")
+        parts.append(Verdict(r.verdict, f"{r.reason}: {shown}"))
+    b, lf = v["KL ||grad g_k|| attained"], v["KL L_f at 0"]
     eta = ", ".join(f"{1 / (4 * x ** 4 * lf ** 2):.2g} (R = {R:g})"
                     for x, R in zip(b, v["radii"]))
     boxes = "; ".join(f"{name}: " + ", ".join(f"B_g {r['B_g']:.3g}, B_f {r['B_f']:.3g} (R = "
@@ -2398,8 +2306,6 @@ def judge_assump32_dro(predicted, m):
 #: (Jacobian and outer heterogeneity correlated, as zhang.thm1.heterogeneous's instance)
 DIST_F = {"a": (1, 3), "c": (0, 2)}
 DIST_F_KEY = "the natural extension's fixed points are stationary points of Phi"
-DIST_F_SHARED_KEYS = ("the mean client direction equals grad Phi",
-                      "extra floats per client (the shared grad f_k(ybar))")
 
 
 def measure_distributed_f(profile, out_dir) -> Measurement:
@@ -2409,11 +2315,8 @@ def measure_distributed_f(profile, out_dir) -> Measurement:
     grad f_k at the shared estimate: mean direction D1(x) = (1/K) sum_k J_k^T grad f_k(g(x)),
     against grad Phi(x) = Jbar^T (1/K) sum_k grad f_k(g(x)); D1's root x_ext, and
     ||grad Phi(x_ext)||^2. In general D1 - grad Phi = (1/K) sum_k (J_k - Jbar)^T grad f_k(g(x)),
-    nonzero wherever the Jacobians' and the outer functions' heterogeneity correlate. Sharing
-    grad f_k(ybar) too (d_g floats per client and iteration) makes the mean direction grad Phi
-    exactly; its floats, T(eps) d_g per client, from Corollary 4.4's T(eps)."""
+    nonzero wherever the Jacobians' and the outer functions' heterogeneity correlate."""
     import sympy as sp
-    from fedcomp.theory import complexity as C
     x = sp.Symbol("x")
     a = [sp.Integer(v) for v in DIST_F["a"]]
     c = [sp.Integer(v) for v in DIST_F["c"]]
@@ -2423,16 +2326,12 @@ def measure_distributed_f(profile, out_dir) -> Measurement:
     phi_grad = sp.diff(sum(fk) / K, x)
     dfk = [sp.diff((sp.Symbol("y") - ck) ** 2 / 2, "y").subs("y", g) for ck in c]
     d1 = sum(ak * df for ak, df in zip(a, dfk)) / K
-    d2 = sum(a) / K * sum(dfk) / K
     x_star = sp.solve(sp.Eq(phi_grad, 0), x)[0]
     x_ext = sp.solve(sp.Eq(d1, 0), x)[0]
     gap = phi_grad.subs(x, x_ext) ** 2
-    # written with eps (fedcomp.theory.complexity.parse's name for its epsilon)
-    extra = sp.simplify(C.derive("feddro").iterations * C.dg).subs(C.eps, sp.Symbol("eps"))
     return Measurement(values={
         "x*": str(x_star), "x_ext": str(x_ext), "grad Phi(x_ext)^2": float(gap),
-        "D1(x*)": float(d1.subs(x, x_star)), "D2 - grad Phi": str(sp.simplify(d2 - phi_grad)),
-        "extra floats per client": str(extra)},
+        "D1(x*)": float(d1.subs(x, x_star))},
         detail=f"sympy: K={K}, g_k(x) = a_k x with a = {DIST_F['a']}, f_k(y) = (y - c_k)^2/2 "
                f"with c = {DIST_F['c']}, exact oracles, I = 1")
 
@@ -2445,30 +2344,13 @@ def judge_distributed_f(predicted, m):
                    f"Phi's stationary point x* = {v['x*']}; the natural extension's mean "
                    f"direction (1/K) sum_k a_k grad f_k(g(x)) is {v['D1(x*)']:g} there and "
                    f"vanishes at x_ext = {v['x_ext']}, where ||grad Phi||^2 = "
-                   f"{v['grad Phi(x_ext)^2']:g} for every step size (the extension converges to "
-                   f"x_ext, not to x*); ")
-
-
-def judge_distributed_f_shared(predicted, m):
-    from fedcomp.theory.complexity import parse, same_order
-    from fedcomp.rates.verdict import Verdict
-    v = m.values
-    k1, k2 = DIST_F_SHARED_KEYS
-    parts = [equal_verdict(k1, v["D2 - grad Phi"] == "0", predicted[k1], source="derived")]
-    ok = bool(same_order(parse(v["extra floats per client"]), parse(predicted[k2])))
-    record_comparison(f"order of {k2} (same order: a constant ratio)",
-                      v["extra floats per client"], predicted[k2], "pass" if ok else "fail")
-    parts.append(Verdict("pass" if ok else "fail",
-                         f"{k2}: derived {v['extra floats per client']}, stated {predicted[k2]}"
-                         f" ({'same order' if ok else 'different order'}; the y uploads of "
-                         f"Remark 4.5 are of this order too)"))
-    return _result(parts, predicted, v, "")
+                   f"{v['grad Phi(x_ext)^2']:g}: x_ext is the extension's fixed point for every "
+                   f"step size (it converges there for eta < 1/2), not x*; ")
 
 
 _DRO32 = Measure(measure_assump32_dro)
-_DRO_ASSUMPTION_STATEMENT = ("The DRO formulations (4) and (5) can be efficiently solved using CO: "
-                             "they are instances of (2) to which FedDRO's analysis applies, i.e. "
-                             "with the Lipschitz and smoothness constants of Assumption 3.2.")
+_DRO_ASSUMPTION_STATEMENT = ("Here, we discuss different DRO formulations that can be efficiently "
+                             "solved using CO ... (4) ... (5).")
 _DIST_F = Measure(measure_distributed_f)
 _DIST_F_STATEMENT = ("The algorithms and the analysis presented in this work can be easily "
                      "extended to the problems where f := 1/K sum_k f_k is also distributed.")
@@ -2548,53 +2430,58 @@ CLAIMS += [
                     "This design allows the server to more effectively aggregate and correct "
                     "the updates received from heterogeneous clients.",
           kind="equivalence",
-          predicted={DS_I1_KEY: True},
-          reading="DS-FedDRO at the I = 1 the paper states for FedDRO ('for a fair comparison'; "
-                  "it states no I for DS-FedDRO in Figure 1), with every reading of '1.3 and "
-                  "1.4' (one value per task for both rates, or the pair (gamma_x, gamma_y)); "
-                  "the benefit is judged as a mechanism: at I = 1 the server's x-step is the "
-                  "client step rescaled, exactly (one round gives the same model to rounding, "
-                  "with the same samples), so the server corrects nothing there: DS-FedDRO "
-                  "runs FedDRO-like steps 1.3 or 1.4 times the tuning grid's. With I > 1 the "
-                  "server rates do more where client drift stays (eta I bounded away from 0, "
-                  "the figure); at any fixed I they become a rescaling too as eta -> 0. With "
-                  "DS-FedDRO at some I > 1 (not stated) the sentence is not judged",
-          depends_on=("khanduri.fig1",),
-          notes="The printed prediction is false on the measurement, so its only wrong "
-                "prediction is itself; a user's prediction 'false' passes.",
-          check=Check(measure_ds_i1, judge_ds_i1, itself)),
+          predicted={"the server rates correct heterogeneous client updates": True},
+          reading="DS-FedDRO at the I = 1 Section 6 states for FedDRO (its reason, uniform "
+                  "gradient computations across algorithms, covers every method; fedcomp's "
+                  "Figure 1 arm runs it so)",
+          not_checked="explanatory, and what fedcomp can establish does not decide it: at I = 1 "
+                      "the server's x-step gamma_x (mean_k x_k - x) = -gamma_x eta mean_k d_k "
+                      "is the client step rescaled by gamma_x (algebra of Algorithm 3 step 7), "
+                      "and the y-step differs from the client rates rescaled (eta -> gamma_x "
+                      "eta, beta -> gamma_y beta, server rates 1) only in where g_k is "
+                      "evaluated, x - eta d_k against x - gamma_x eta d_k; that difference is "
+                      "present with identical clients too (a review's runs: relative model "
+                      "distance 0.015-0.03 after 10 rounds at eta = 0.1 with heterogeneity 0, "
+                      "and of the same order, growing in some seeds only, with heterogeneity "
+                      "0.5-2). A check would need a measure of the benefit (Phi or accuracy of "
+                      "the two-sided run against the rescaled one-sided run, stochastic, "
+                      "several seeds, at the paper's step sizes) and its growth with client "
+                      "heterogeneity, with one client as the control"),
     Claim(id="khanduri.sec2.distributed-f", paper=PAPER, location="Section 2, after (2)",
           statement=_DIST_F_STATEMENT, kind="equivalence",
           predicted={DIST_F_KEY: True},
-          reading="the natural extension: each client uses its own grad f_k at the shared "
-                  "estimate in (7), grad g_k(x_k) grad f_k(ybar), with no more communication "
-                  "than FedDRO's; 'the same guarantees' needs at least that its fixed points "
-                  "under exact oracles be stationary points of Phi (one instance where they are "
-                  "not refutes it); the reading that also shares grad f_k(ybar) is "
-                  "khanduri.sec2.distributed-f.shared",
+          reading="the extension with no extra communication: each client uses its own "
+                  "grad f_k at the shared estimate in (7), grad g_k(x_k) grad f_k(ybar) (the "
+                  "paper does not say which extension it means); 'the same guarantees' needs "
+                  "at least that its fixed points under exact oracles be stationary points of "
+                  "Phi (one instance where they are not refutes it); the extension that also "
+                  "shares grad f_k(ybar) is khanduri.sec2.distributed-f.shared",
           notes="The structure of fedcomp.localscgdam-bias: the mean of the clients' products "
                 "J_k^T grad f_k is not Jbar^T times the mean of grad f_k.",
           check=Check(_DIST_F, judge_distributed_f, itself)),
     Claim(id="khanduri.sec2.distributed-f.shared", paper=PAPER, location="Section 2, after (2)",
           statement=_DIST_F_STATEMENT, kind="equivalence",
-          predicted={DIST_F_SHARED_KEYS[0]: True, DIST_F_SHARED_KEYS[1]: "eps**-2*d_g/K"},
-          reading="the extension that also averages grad f_k(ybar) every iteration (d_g floats "
-                  "per client, as y): its mean direction is grad Phi exactly (by algebra, for "
-                  "every instance), and its extra floats are of the order of Remark 4.5's y "
-                  "uploads; that the rest of Theorem 4.3's proof carries over is not checked",
-          depends_on=("khanduri.cor4.4.derivation",),
-          check=Check(_DIST_F, judge_distributed_f_shared,
-                      combine_wrong(flipped((DIST_F_SHARED_KEYS[0],)),
-                                    times("eps**(1/2)", (DIST_F_SHARED_KEYS[1],))))),
+          predicted={"the extension keeps Theorem 4.3's guarantee": True},
+          reading="the extension that also averages grad f_k(ybar) every iteration: a second "
+                  "exchange per iteration, after ybar arrives (d_g floats per client each way; "
+                  "twice the rounds under Definition 3.7, the same order)",
+          not_checked="its mean client direction Jbar^T mean_k grad f_k(ybar) is grad Phi by "
+                      "construction, so an exact-oracle fixed point cannot refute it; what the "
+                      "paper claims is that the analysis carries over, which needs Theorem 4.3's "
+                      "proof redone with the shared outer gradient (or a rate sweep of an "
+                      "implementation of this variant, which fedcomp does not have)"),
     Claim(id="khanduri.assump3.2.dro", paper=PAPER,
           location="Section 2.1 (the DRO reformulations (4), (5)) with Assumption 3.2",
           statement=_DRO_ASSUMPTION_STATEMENT, kind="constant",
           predicted={k: True for k in DRO_GLOBAL_KEYS},
-          reading="Assumption 3.2 as stated, constants holding for all x in R^d, for the DRO "
-                  "of Section 2.1 with logistic losses (the unbounded losses of the paper's "
-                  "own logistic-regression experiment on Adult); a constant is judged infinite "
-                  "when its values attained along a ray keep growing by 1.5 on every doubling "
-                  "of the radius, to R = 16. On a bounded domain every constant is finite (a "
+          reading="fedcomp's inference, not a sentence of the paper: (4) and (5) are the "
+                  "paper's motivating instances of (2), so its analysis is read to apply to "
+                  "them, i.e. with Assumption 3.2's constants, which it states for all x in "
+                  "R^d; judged for logistic losses (any loss unbounded along a ray behaves the "
+                  "same, as the cross-entropy of the CIFAR-ST experiment does), a constant "
+                  "infinite when a convexity lower bound along a ray grows without bound (a "
+                  "proof with constants from the data). On a bounded domain every constant is "
+                  "finite (a "
                   "continuous function on a compact set), which no check can refute, so that "
                   "reading is not registered; the detail gives the constants proven on the "
                   "boxes [-R, R]^d, and how Theorem 4.3's beta < 1 then bounds eta",

@@ -121,21 +121,3 @@ def remedies_figure(data: dict, title: str):
     S.tight_layout(fig)
     return fig
 
-
-def rescaling_figure(data: dict, title: str):
-    """DS-FedDRO's server rates against its client rates rescaled by them (data: the "horizon"
-    part of :func:`fedcomp.checks.khanduri.measure_ds_i1`): for each comparison of two runs,
-    the squared distance between their models after the same horizon eta * T, relative to the
-    squared distance the first run moved, against eta, log-log. A distance that falls with eta
-    is a higher-order effect of the step size; one that stays is a different method."""
-    fig, ax = plt.subplots(figsize=(9.5, 4.6))
-    for label, c in data["comparisons"].items():
-        ax.loglog(data["etas"], c["differences"], marker="o", ms=5, lw=1.3, label=label)
-    ax.set_xlabel(r"client step size $\eta$ ($\beta = \eta$, $T = $" + f"{data['horizon']:g}"
-                  + r"$/\eta$)")
-    ax.set_ylabel("squared distance of the two runs' models at T\n/ squared distance moved")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    head = "\n".join(textwrap.wrap(title, 100) + textwrap.wrap(data["instance"], 100))
-    ax.set_title(head, fontsize=8)
-    S.tight_layout(fig)
-    return fig

@@ -585,18 +585,13 @@ _THM52_NOTE = ("khanduri.thm5.2's diagnostic with heterogeneous Jacobians (Assum
                "two do not conflict.")
 
 
-def _step_grid(profile: str) -> tuple:
-    """The step sizes of an eta -> 0 limit (the quick profile's four, one more in the full)."""
-    return (0.04, 0.02, 0.01, 0.005) + ((0.0025,) if profile == "full" else ())
-
-
 def measure_remedies(profile, out_dir) -> Measurement:
     """:func:`fedcomp.experiments.intermittent.remedies` on the quick or full eta grid, with its
     figure (the judges classify each arm with :func:`fedcomp.rates.verdict.step_limit`)."""
     from fedcomp.experiments.intermittent import remedies
     from fedcomp.figures import plot
     from fedcomp.figures.law import remedies_figure
-    etas = _step_grid(profile)
+    etas = (0.04, 0.02, 0.01, 0.005) + ((0.0025,) if profile == "full" else ())
     data = remedies(etas)
     fig = plot("figures/khanduri.sec4.1.remedies-gap-vs-eta.png", remedies_figure, data,
                "FedDRO paper, Section 4.1's remedies (khanduri.sec4.1.remedies, .coupled; "
@@ -2087,8 +2082,9 @@ def _local_sgd() -> dict:
     from fedcomp.theory.complexity import K, T, eps
     Te = sp.solve(sp.Eq(1 / sp.sqrt(K * T), eps), T)[0]
     I = T ** sp.Rational(1, 4) / K ** sp.Rational(3, 4)
-    return {"samples per client": _exps(Te), "rounds": _exps(sp.simplify((T / I).subs(T, Te))),
-            "expressions": {"T(eps)": str(Te), "rounds": str(sp.simplify((T / I).subs(T, Te)))}}
+    rounds = sp.simplify((T / I).subs(T, Te))
+    return {"samples per client": _exps(Te), "rounds": _exps(rounds),
+            "expressions": {"T(eps)": str(Te), "rounds": str(rounds)}}
 
 
 def measure_rem45_comparison(profile, out_dir) -> Measurement:

@@ -120,4 +120,3 @@ def remedies_figure(data: dict, title: str):
                  f"dash-dotted: inner weight tied to eta", fontsize=8)
     S.tight_layout(fig)
     return fig
-

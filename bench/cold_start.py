@@ -32,6 +32,12 @@ import subprocess
 import sys
 import tempfile
 
+# the problem of a pair ("lq" or "kl", the child's argument ctor), as p
+PROBLEM = r'''
+p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
+     fedcomp.problems.KLDRO.synthetic(dim=10, num_clients=4, batch_size=4))
+'''
+
 CHILD = r'''
 import json, sys, time
 t0 = time.process_time()
@@ -58,8 +64,7 @@ llvm = LLVM()
 event.register("numba:llvm_lock", llvm)
 t1 = time.process_time()
 alg, ctor = sys.argv[1], sys.argv[2]
-p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
-     fedcomp.problems.KLDRO.synthetic(dim=10, num_clients=4, batch_size=4))
+''' + PROBLEM + r'''
 kw = dict(iterations=100, eta=0.05, beta=0.2)
 t2 = time.process_time()
 fedcomp.simulate(p, alg, **kw)
@@ -80,8 +85,7 @@ FAMILY_CHILD = r"""
 import json, sys, time
 import fedcomp
 ctor = sys.argv[1]
-p = (fedcomp.problems.LinearQuadratic.random(4, 2, 2, noise=0.1) if ctor == "lq" else
-     fedcomp.problems.KLDRO.synthetic(dim=10, num_clients=4, batch_size=4))
+""" + PROBLEM + r"""
 hyper = {"feddro": {"beta": 0.2}, "fedavg-case2": {}, "feddro-literal": {"beta": 0.2},
          "ds-feddro": {"beta": 0.2, "server_lr_x": 1.0, "server_lr_y": 1.0}}
 out = {}
@@ -96,29 +100,22 @@ print(json.dumps(out))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def child(alg: str, ctor: str, cache: str, numba_cache: str | None = None,
+def child(script: str, args, cache: str, numba_cache: str | None = None,
           root: str = ROOT) -> dict:
+    """Run `script` with `args` in a child process on kernel cache `cache` (and numba cache
+    `numba_cache`, else numba's default); its last line of output, as JSON."""
     env = {**os.environ, "FEDCOMP_CACHE_DIR": cache, "PYTHONPATH": root}
     if numba_cache is not None:
         env["NUMBA_CACHE_DIR"] = numba_cache
-    out = subprocess.run([sys.executable, "-c", CHILD, alg, ctor], env=env, cwd=root,
+    out = subprocess.run([sys.executable, "-c", script, *args], env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def fresh(alg: str, ctor: str, root: str) -> dict:
+def fresh(script: str, args, root: str) -> dict:
+    """:func:`child` with both caches empty."""
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as nb:
-        return child(alg, ctor, cache, nb, root)
-
-
-def family(ctor: str, root: str) -> dict:
-    """FAMILY_CHILD in a fresh process with both caches empty."""
-    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as nb:
-        env = {**os.environ, "FEDCOMP_CACHE_DIR": cache, "NUMBA_CACHE_DIR": nb,
-               "PYTHONPATH": root}
-        out = subprocess.run([sys.executable, "-W", "ignore", "-c", FAMILY_CHILD, ctor],
-                             env=env, cwd=root, capture_output=True, text=True, check=True)
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        return child(script, args, cache, nb, root)
 
 
 def main() -> None:
@@ -136,14 +133,14 @@ def main() -> None:
     print(f"fedcomp from {root}")
     if args.family:
         for _ in range(args.reps):
-            r = family(args.family, root)
+            r = fresh(FAMILY_CHILD, (args.family,), root)
             print(f"{args.family}: " + ", ".join(f"{a} {t:.2f} s" for a, t in r.items())
                   + f"; after the first {sum(list(r.values())[1:]):.2f} s")
         return
     print("| pair | cache | import | first simulate | of it, LLVM | simulate_many after it |")
     print("|---|---|---|---|---|---|")
     for alg, ctor in PAIRS:
-        runs = [fresh(alg, ctor, root) for _ in range(args.reps)]
+        runs = [fresh(CHILD, (alg, ctor), root) for _ in range(args.reps)]
         r = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
         each = ", ".join(f"{x['simulate']:.1f}" for x in runs)
         each = f" ({each})" if args.reps > 1 else ""
@@ -153,7 +150,7 @@ def main() -> None:
             continue
         with tempfile.TemporaryDirectory() as cache:
             for label in ("empty", "warm (disk)"):
-                r = child(alg, ctor, cache, root=root)
+                r = child(CHILD, (alg, ctor), cache, root=root)
                 print(f"| {alg} on {ctor} | {label} | {r['import']:.2f} s | {r['simulate']:.2f} s "
                       f"| {r['llvm']:.2f} s | {r['simulate_many']:.3f} s |")
 

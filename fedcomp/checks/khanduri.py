@@ -2205,15 +2205,15 @@ DRO_GLOBAL_KEYS = ("KL (4): B_g finite on R^d", "chi-square (5): B_f finite on R
 def measure_assump32_dro(profile, out_dir) -> Measurement:
     """Lower bounds of Assumption 3.2's B_g (KL reformulation (4)) and B_f (chi-square (5)) over
     R^d for the logistic losses of KLDRO / Chi2DRO.synthetic (the same data), along the unit
-    direction w of m = mean_i(-s_i a_i), from convexity (a proof, with constants from the data):
+    direction w of the mean loss's gradient at 0, from convexity (a proof, with constants from
+    the problems' own oracles: the chi-square's g_k is client k's mean loss L_k):
 
-    * the logistic loss is convex with gradient -s_i a_i / 2 at 0, so client k's mean loss is
-      at least log 2 + R s_k at R w, s_k = (m_k . w) / 2 (m_k: client k's mean of -s_i a_i);
-    * (4): g_k = mean_i exp((l_i - c)/lambda) >= exp((mean loss - c)/lambda) (Jensen), and a
-      Lipschitz constant is at least (g_k(R w) - g_k(0)) / R, so B_g >= (exp((log 2 + R s_k -
+    * L_k is convex, so L_k(R w) >= L_k(0) + R s_k with s_k = grad L_k(0) . w;
+    * (4): g_k = mean_i exp((l_i - c)/lambda) >= exp((L_k - c)/lambda) (Jensen), and a
+      Lipschitz constant is at least (g_k(R w) - g_k(0)) / R, so B_g >= (exp((L_k(0) + R s_k -
       c)/lambda) - g_k(0)) / R: exponential in R wherever s_k > 0 (some client has it, since
-      the clients' m_k average to m and m . w = |m| > 0);
-    * (5): B_f >= f'(g(R w)) = g(R w)/lambda >= (log 2 + R s)/lambda with s = (m . w)/2.
+      the clients' gradients average to grad g(0) and grad g(0) . w = |grad g(0)| > 0);
+    * (5): B_f >= f'(g(R w)) = g(R w)/lambda >= (g(0) + R s)/lambda with s = |grad g(0)|.
 
     Also the values attained on the ray (the problem's exact g_vjp with v = 1, the largest
     client; g(R w)/lambda), L_f at 0 (lambda/g(0)^2, for the eta bound in the detail), and the
@@ -2223,25 +2223,27 @@ def measure_assump32_dro(profile, out_dir) -> Measurement:
     from fedcomp.theory.constants import constants
     data = {"dim": 3, "num_clients": 2, "samples_per_client": 10, "seed": 0}
     kl, c2 = KLDRO.synthetic(**data), Chi2DRO.synthetic(**data)
-    F, L, off = kl.data[0], kl.data[1], kl.data[2]
-    m = (-L[:, None] * F).mean(axis=0)
-    w = m / np.linalg.norm(m)
-    s_k = [float((-L[a:b, None] * F[a:b]).mean(axis=0) @ w / 2) for a, b in zip(off, off[1:])]
+    zero, one, out = np.zeros(kl.dim), np.ones(1), np.empty(kl.dim)
+
+    def client_grad(p, k, x):
+        """grad g_k(x) (d_g = 1): the problem's exact g_vjp with v = 1."""
+        p.kernel_module.g_vjp(p.data, k, x, one, np.uint64(0), True, out)
+        return out.copy()
+    clients = range(kl.num_clients)
+    grads = [client_grad(c2, k, zero) for k in clients]
+    gbar = np.mean(grads, axis=0)
+    w = gbar / np.linalg.norm(gbar)
+    s_k = [float(gk @ w) for gk in grads]
+    L0 = [float(c2.inner_client(k, zero)[0]) for k in clients]
     lam, c = kl.lam, kl.shift
-    g0 = [float(kl.inner_client(k, np.zeros(kl.dim))[0]) for k in range(kl.num_clients)]
+    g0 = [float(kl.inner_client(k, zero)[0]) for k in clients]
     k = int(np.argmax(s_k))
-    kl_bound = [float((np.exp((np.log(2) + R * s_k[k] - c) / lam) - g0[k]) / R)
+    kl_bound = [float((np.exp((L0[k] + R * s_k[k] - c) / lam) - g0[k]) / R)
                 for R in DRO_RADII]
-    s = float(m @ w / 2)
-    c2_bound = [float((np.log(2) + R * s) / c2.lam) for R in DRO_RADII]
-    out = np.empty(kl.dim)
-    attained = []
-    for R in DRO_RADII:
-        norms = []
-        for j in range(kl.num_clients):
-            kl.kernel_module.g_vjp(kl.data, j, R * w, np.ones(1), np.uint64(0), True, out)
-            norms.append(float(np.linalg.norm(out)))
-        attained.append(max(norms))
+    s = float(gbar @ w)
+    c2_bound = [float((c2.inner(zero)[0] + R * s) / c2.lam) for R in DRO_RADII]
+    attained = [max(float(np.linalg.norm(client_grad(kl, j, R * w))) for j in clients)
+                for R in DRO_RADII]
     boxes = {}
     for name, p in (("KL (4)", kl), ("chi-square (5)", c2)):
         rows = []
@@ -2255,12 +2257,13 @@ def measure_assump32_dro(profile, out_dir) -> Measurement:
         "KL B_g lower bound": kl_bound, "chi-square growth rate s": s,
         "chi-square B_f lower bound": c2_bound, "KL ||grad g_k|| attained": attained,
         "chi-square B_f attained": [float(c2.inner(R * w)[0] / c2.lam) for R in DRO_RADII],
-        "KL L_f at 0": float(lam / kl.inner(np.zeros(kl.dim))[0] ** 2), "boxes": boxes,
+        "KL L_f at 0": float(lam / kl.inner(zero)[0] ** 2), "boxes": boxes,
         "lam": lam, "shift": c},
         detail=f"KLDRO and Chi2DRO.synthetic({data}) (logistic losses, lambda {lam:g}; the KL "
                f"written with fedcomp's shift c = {c:.4g}: its g is the paper's times "
                f"e^(-c/lambda) = {np.exp(-c / lam):.3g}, which leaves B_g^4 L_f^2 unchanged); "
-               f"w the unit direction of mean_i(-s_i a_i); R in {list(DRO_RADII)}")
+               f"w the unit direction of the mean loss's gradient at 0, that of "
+               f"mean_i(-s_i a_i); R in {list(DRO_RADII)}")
 
 
 def judge_assump32_dro(predicted, m):
@@ -2272,9 +2275,9 @@ def judge_assump32_dro(predicted, m):
     parts = []
     for key, rate, bound, att, how in (
             (DRO_GLOBAL_KEYS[0], max(v["KL growth rates s_k"]), v["KL B_g lower bound"],
-             v["KL ||grad g_k|| attained"], "(exp((log 2 + R s_k - c)/lambda) - g_k(0)) / R"),
+             v["KL ||grad g_k|| attained"], "(exp((L_k(0) + R s_k - c)/lambda) - g_k(0)) / R"),
             (DRO_GLOBAL_KEYS[1], v["chi-square growth rate s"], v["chi-square B_f lower bound"],
-             v["chi-square B_f attained"], "(log 2 + R s)/lambda")):
+             v["chi-square B_f attained"], "(g(0) + R s)/lambda")):
         radii = ", ".join(f"{R:g}" for R in v["radii"])
         shown = (f"lower bound {how} with rate {rate:.3g}: "
                  + ", ".join(f"{x:.3g}" for x in bound) + f" at R = {radii} (attained on the "
@@ -2344,10 +2347,8 @@ def judge_distributed_f(predicted, m):
                    f"step size (it converges there for eta < 1/2), not x*; ")
 
 
-_DRO32 = Measure(measure_assump32_dro)
 _DRO_ASSUMPTION_STATEMENT = ("Here, we discuss different DRO formulations that can be efficiently "
                              "solved using CO ... (4) ... (5).")
-_DIST_F = Measure(measure_distributed_f)
 _DIST_F_STATEMENT = ("The algorithms and the analysis presented in this work can be easily "
                      "extended to the problems where f := 1/K sum_k f_k is also distributed.")
 _REM45_STATEMENT = ("The sample and communication complexities of Corollary 4.4 match those "
@@ -2368,6 +2369,21 @@ _REM45_WRONG = combine_wrong(flipped(("improves upon ComFedL",), ("improves upon
                              cheaper(("matches local SGD", "samples per client", "eps"),
                                      ("matches local SGD", "rounds", "eps")))
 
+
+
+def _rem45_claim(cid: str, reading: str, feddro: str, rounds: str, notes: str = "") -> Claim:
+    """Remark 4.5's comparison under one reading of communication complexity: FedDRO's
+    complexities are the measurement's `feddro` entry, its rounds counted as `rounds` say."""
+    return Claim(id=cid, paper=PAPER, location="Remark 4.5, first sentence",
+                 statement=_REM45_STATEMENT, kind="complexity", predicted=_REM45_COMPARISON,
+                 reading=f"{reading}; {_REM45_COMPARED}",
+                 depends_on=("khanduri.cor4.4.derivation", "khanduri.table1.comfedl",
+                             "khanduri.table1.local-scgdm"),
+                 notes=notes,
+                 check=Check(measure_rem45_comparison, _judge_rem45_comparison(feddro, rounds),
+                             _REM45_WRONG))
+
+
 CLAIMS += [
     Claim(id="khanduri.alg1.rounds", paper=PAPER, location="Section 4.1, before Algorithm 1",
           statement="The algorithm executes for floor(T/I) communication rounds (Algorithm 1, "
@@ -2387,38 +2403,21 @@ CLAIMS += [
                                     each([("rounds",), ("Case I y uploads after the initial",),
                                           ("Case II y uploads after the initial",)],
                                          lambda v: f"({v}) + 1")))),
-    Claim(id="khanduri.rem4.5.comparison", paper=PAPER,
-          location="Remark 4.5, first sentence",
-          statement=_REM45_STATEMENT,
-          kind="complexity",
-          predicted=_REM45_COMPARISON,
-          reading="Definition 3.7: communication complexity counts every client-server round, "
-                  "and FedDRO uploads y every iteration, so its rounds are its O(K^-1 eps^-2) "
-                  "iterations (as khanduri.cor4.4 reads Corollary 4.4; the model-averaging "
-                  "reading, which Remark 4.5 itself uses when it books the y uploads as floats, "
-                  "is khanduri.rem4.5.comparison.model-rounds); " + _REM45_COMPARED,
-          depends_on=("khanduri.cor4.4.derivation", "khanduri.table1.comfedl",
-                      "khanduri.table1.local-scgdm"),
-          notes="Under Definition 3.7 FedDRO's O(K^-1 eps^-2) rounds exceed Local-SCGDM's and "
-                "local SGD's O(eps^-3/2) for small eps, so the comparison fails on those two "
-                "and holds against ComFedL.",
-          check=Check(measure_rem45_comparison,
-                      _judge_rem45_comparison("FedDRO (Definition 3.7)",
-                                              "Definition 3.7 rounds (every y upload)"),
-                      _REM45_WRONG)),
-    Claim(id="khanduri.rem4.5.comparison.model-rounds", paper=PAPER,
-          location="Remark 4.5, first sentence",
-          statement=_REM45_STATEMENT,
-          kind="complexity",
-          predicted=_REM45_COMPARISON,
-          reading="communication complexity as model-averaging rounds T/I = O(eps^-3/2) (the y "
-                  "uploads of every iteration booked as floats, as the rest of Remark 4.5 "
-                  "does; khanduri.cor4.4.model-rounds); " + _REM45_COMPARED,
-          depends_on=("khanduri.cor4.4.derivation", "khanduri.table1.comfedl",
-                      "khanduri.table1.local-scgdm"),
-          check=Check(measure_rem45_comparison,
-                      _judge_rem45_comparison("FedDRO", "model-averaging rounds T/I"),
-                      _REM45_WRONG)),
+    _rem45_claim("khanduri.rem4.5.comparison",
+                 "Definition 3.7: communication complexity counts every client-server round, "
+                 "and FedDRO uploads y every iteration, so its rounds are its O(K^-1 eps^-2) "
+                 "iterations (as khanduri.cor4.4 reads Corollary 4.4; the model-averaging "
+                 "reading, which Remark 4.5 itself uses when it books the y uploads as floats, "
+                 "is khanduri.rem4.5.comparison.model-rounds)",
+                 "FedDRO (Definition 3.7)", "Definition 3.7 rounds (every y upload)",
+                 notes="Under Definition 3.7 FedDRO's O(K^-1 eps^-2) rounds exceed Local-SCGDM's "
+                       "and local SGD's O(eps^-3/2) for small eps, so the comparison fails on "
+                       "those two and holds against ComFedL."),
+    _rem45_claim("khanduri.rem4.5.comparison.model-rounds",
+                 "communication complexity as model-averaging rounds T/I = O(eps^-3/2) (the y "
+                 "uploads of every iteration booked as floats, as the rest of Remark 4.5 does; "
+                 "khanduri.cor4.4.model-rounds)",
+                 "FedDRO", "model-averaging rounds T/I"),
     Claim(id="khanduri.sec6.ds-i1", paper=PAPER,
           location="Section 6, implementation details and discussion of Figure 1",
           statement="DS-FedDRO slightly outperforms FedDRO, which highlights the benefit of "
@@ -2455,7 +2454,7 @@ CLAIMS += [
                   "shares grad f_k(ybar) is khanduri.sec2.distributed-f.shared",
           notes="The structure of fedcomp.localscgdam-bias: the mean of the clients' products "
                 "J_k^T grad f_k is not Jbar^T times the mean of grad f_k.",
-          check=Check(_DIST_F, judge_distributed_f, itself)),
+          check=Check(measure_distributed_f, judge_distributed_f, itself)),
     Claim(id="khanduri.sec2.distributed-f.shared", paper=PAPER, location="Section 2, after (2)",
           statement=_DIST_F_STATEMENT, kind="equivalence",
           predicted={"the extension keeps Theorem 4.3's guarantee": True},
@@ -2483,7 +2482,8 @@ CLAIMS += [
                   "reading is not registered; the detail gives the constants proven on the "
                   "boxes [-R, R]^d, and how Theorem 4.3's beta < 1 then bounds eta",
           depends_on=("khanduri.eq4", "khanduri.eq5"),
-          check=Check(_DRO32, judge_assump32_dro, flipped(*[(k,) for k in DRO_GLOBAL_KEYS]))),
+          check=Check(measure_assump32_dro, judge_assump32_dro,
+                      flipped(*[(k,) for k in DRO_GLOBAL_KEYS]))),
     Claim(id="khanduri.rem5.4", paper=PAPER, location="Remark 5.4",
           statement="DS-FedDRO performs significantly better than FedDRO in communication, but "
                     "needs more parameters to tune (server-side learning rates for both x and "

@@ -19,6 +19,7 @@ HYPER = {
     "fedavg": dict(clients_per_round=2.0, batch=3.0),
     "fedavg-case1": {}, "fedavg-case2": {}, "fedavg-modified": {},
     "feddro": dict(beta=0.3), "feddro-literal": dict(beta=0.3),
+    "feddro-independent": dict(beta=0.3),
     "local-scgd": dict(beta=0.4), "local-scgdm": dict(beta=0.4, momentum=0.3),
     "localscgdam": dict(gamma_x=1.0, gamma_y=0.5, alpha=2.0, beta_x=3.0, beta_y=2.0),
     "localsgdam": dict(gamma_x=1.0, gamma_y=0.5, beta_x=3.0, beta_y=2.0),

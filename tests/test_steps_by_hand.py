@@ -55,6 +55,11 @@ def test_feddro_two_iterations(p):
     # inner-estimate error |ybar - g(xbar)| = |-0.5625 - (1.5 * 0.2625 - 1)| = 0.04375
     assert r.inner_error[-1] == pytest.approx(0.04375, abs=1e-14)
     assert r.floats_by_variable == {"x": 2, "y": 6}
+    # exact oracles: (7)'s sample slot does not matter, and the ledger is FedDRO's
+    ind = run(p, "feddro-independent", 2, beta=0.5)
+    assert ind.x_bar[0] == pytest.approx(0.2625, abs=1e-14)
+    assert ind.inner_error[-1] == pytest.approx(0.04375, abs=1e-14)
+    assert ind.floats_by_variable == {"x": 2, "y": 6}
 
 
 def test_ds_feddro_two_iterations(p):
@@ -78,13 +83,16 @@ def test_mbsgd_two_iterations(p):
     assert r.floats_by_variable == {"grad": 4, "y": 4}
 
 
+@pytest.mark.parametrize("alg,g_slot", [("feddro", 0), ("feddro-independent", 2)])
 @pytest.mark.parametrize("name", ["linear-quadratic", "kl-dro"])
-def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(name):
+def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(name, alg, g_slot):
     """FedDRO's stochastic run, rounds included, against Algorithm 2 written here as the kernel
     calls it makes, on the problem's own data (no per-run memo): the same numbers bit for bit.
     On KL-DRO the engine's g_vjp reads the memo of the previous g_value2 at every step after
     which no model average came (fedcomp.problems._kl_kernels), so this also checks the memo
-    end to end."""
+    end to end. ``feddro-independent`` is the same with (7)'s grad g_k on the sample of slot 2
+    (the remark after Assumption 3.3), (8) on slot 0: on KL-DRO its g_vjp never meets the
+    memo's key."""
     if name == "kl-dro":
         p = fedcomp.problems.KLDRO.synthetic(lam=0.6, batch_size=7, num_clients=3,
                                              samples_per_client=15, dim=6, seed=4)
@@ -95,12 +103,12 @@ def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(nam
     km = p.kernel_module
     K, d, dg = p.num_clients, p.dim, p.inner_dim
     T, I, eta, beta, seed = 23, 4, 0.1, 0.3, 5
-    res = fedcomp.simulate(p, "feddro", iterations=T, eta=eta, local_steps=I, seed=seed,
+    res = fedcomp.simulate(p, alg, iterations=T, eta=eta, local_steps=I, seed=seed,
                            beta=beta, record_every=T)
     base = base_key(seed)
 
-    def key(k, t):
-        return np.uint64(sample_key(base, k, t, 0))
+    def key(k, t, j=0):
+        return np.uint64(sample_key(base, k, t, j))
 
     X, Y = np.zeros((K, d)), np.zeros((K, dg))
     for k in range(K):
@@ -112,7 +120,7 @@ def test_feddro_through_the_engine_is_its_oracle_calls_in_algorithm_2s_order(nam
     for t in range(T):
         for k in range(K):
             km.f_grad(p.data, k, Y[k], v)
-            km.g_vjp(p.data, k, X[k], v, key(k, t), False, gx)
+            km.g_vjp(p.data, k, X[k], v, key(k, t, g_slot), False, gx)
             for j in range(d):
                 X[k, j] -= eta * gx[j]
             km.g_value2(p.data, k, anchor[k], X[k], key(k, t + 1), False, ga, gb)

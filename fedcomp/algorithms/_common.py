@@ -4,7 +4,9 @@
 grad Phi_k(x; xi) = grad h_k(x; xi) + grad g_k(x; zeta) grad f(y), with inner estimate y;
 ``compositional_step`` follows it with x <- x - eta * (7). Sample keys: zeta_k^t is
 ``sample_key(base, k, t, 0)`` (the key the inner-function updates use, as (7) and (8) share
-zeta_k^t); xi_k^t, the sample of h_k, is ``sample_key(base, k, t, 1)``.
+zeta_k^t); xi_k^t, the sample of h_k, is ``sample_key(base, k, t, 1)``. A step that draws (7)'s
+Jacobian sample apart from the inner update's (the FedDRO paper's remark after Assumption 3.3,
+``feddro-independent``) passes slot 2 as ``g_slot``; every other step passes 0.
 """
 from fedcomp.algorithms.oracles import HAS_H, f_grad, g_vjp, h_grad
 from fedcomp.rng import sample_key
@@ -20,9 +22,9 @@ def compositional_grad(data, k, x, y, key_g, key_h, exact, v, gx, hx):
             gx[j] += hx[j]
 
 
-def compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx):
-    """x <- x - eta * (7) evaluated with inner estimate y."""
-    compositional_grad(data, k, x, y, sample_key(base, k, t, 0), sample_key(base, k, t, 1),
+def compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx, g_slot):
+    """x <- x - eta * (7) evaluated with inner estimate y (grad g_k's sample: slot g_slot)."""
+    compositional_grad(data, k, x, y, sample_key(base, k, t, g_slot), sample_key(base, k, t, 1),
                        exact, v, gx, hx)
     for j in range(x.shape[0]):
         x[j] -= eta * gx[j]
@@ -52,6 +54,6 @@ def compositional_grad_torch(p, x, y, key_g, key_h):
     return g
 
 
-def compositional_step_torch(p, t, x, y, eta):
-    """x <- x - eta * (7) for every client (keys of iteration t, slots 0 and 1)."""
-    x -= eta * compositional_grad_torch(p, x, y, p.key(t, 0), p.key(t, 1))
+def compositional_step_torch(p, t, x, y, eta, g_slot=0):
+    """x <- x - eta * (7) for every client (keys of iteration t, slots g_slot and 1)."""
+    x -= eta * compositional_grad_torch(p, x, y, p.key(t, g_slot), p.key(t, 1))

@@ -35,7 +35,7 @@ def inner_value_init(data, k, x, y, base, exact):
 
 
 def fedavg_client(data, k, t, x, y, v, gx, hx, eta, base, exact):
-    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx, 0)
     g_value(data, k, x, sample_key(base, k, t + 1, 0), exact, y)
 
 

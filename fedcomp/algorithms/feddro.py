@@ -35,7 +35,19 @@ Interpretations:
 * Initialisation: ybar^0 (FedDRO) and y^0 (DS-FedDRO) are (1/K) sum_k g_k(x^0; zeta_k^0), one
   upload of d_g floats per client, booked under "y"; x^{-1} = x^0.
 * zeta_k^t is ``sample_key(base, k, t, 0)``: the sample of (8) at t+1 is the one used by (7) at
-  t+1, as the paper's indices say.
+  t+1, as the paper's indices say. The shared estimate ybar^{t+1} therefore depends on the sample
+  whose Jacobian (7) applies to grad f(ybar^{t+1}), and E[grad g_k(x; zeta) grad f(ybar)] =
+  grad g_k(x) grad f(ybar) (Assumption 3.3) need not hold, as the paper's remark after
+  Assumption 3.3 says: it proposes "drawing an independent sample instead of zeta_k" for (7).
+  ``feddro-independent`` is FedDRO with that change: (7) takes grad g_k's sample from slot 2,
+  ``sample_key(base, k, t, 2)``, and (8) keeps zeta_k^{t+1} (slot 0) at both its points; one
+  more inner sample per client and iteration, the same communication. (The remark does not say
+  which of the two uses gets the new sample; giving it to (7) keeps (8)'s two-point SARAH
+  correction on one sample, which the estimator needs.) Whether it matters is the check
+  ``khanduri.assump3.3.independent-sample``. On fedcomp's LinearQuadratic the value noise and
+  the Jacobian noise of a sample are independent (:mod:`fedcomp.problems._linear_kernels`), so
+  there the two algorithms have the same distribution; on the DRO problems a minibatch gives
+  both the value and the Jacobian, and they differ.
 """
 from fedcomp.algorithms._common import (compositional_step, compositional_step_torch,
                                        copy_into, moving_average)
@@ -63,22 +75,34 @@ def hybrid_inner_update(data, k, t, x, xp, y, base, exact, beta, ga, gb):
         y[i] = (1.0 - beta) * (y[i] - ga[i]) + gb[i]
 
 
-def feddro_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
-    # anchor: the client's own previous iterate (before any averaging), where (8) subtracts g_k
-    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+def anchored_step(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact, g_slot):
+    """(7) with grad g_k's sample from slot g_slot, then (8) anchored at the client's own
+    previous iterate (before any averaging), which becomes x."""
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx, g_slot)
     hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
     copy_into(anchor, x)
+
+
+def feddro_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
+    # (7) and (8) share zeta_k^t (slot 0), as Algorithm 2's indices say
+    anchored_step(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact, 0)
+
+
+def feddro_independent_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base,
+                              exact):
+    # (7)'s Jacobian from its own sample (slot 2), independent of the one ybar was built on
+    anchored_step(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact, 2)
 
 
 def feddro_literal_client(data, k, t, x, y, anchor, v, gx, hx, ga, gb, eta, beta, base, exact):
     # the literal reading: (8) subtracts g_k at the current, possibly just averaged, model
     copy_into(anchor, x)
-    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx, 0)
     hybrid_inner_update(data, k, t, x, anchor, y, base, exact, beta, ga, gb)
 
 
 def dsfeddro_client(data, k, t, x, y, v, gx, hx, gb, eta, beta, base, exact):
-    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx)
+    compositional_step(data, k, t, x, y, base, exact, eta, v, gx, hx, 0)
     g_value(data, k, x, sample_key(base, k, t + 1, 0), exact, gb)
     moving_average(y, beta, gb)
 
@@ -100,10 +124,18 @@ def hybrid_inner_update_torch(p, t, x, xp, y, beta):
     y.copy_((1.0 - beta) * (y - ga) + gb)
 
 
-def feddro_client_torch(p, t, x, y, anchor, eta, beta):
-    compositional_step_torch(p, t, x, y, eta)
+def anchored_step_torch(p, t, x, y, anchor, eta, beta, g_slot):
+    compositional_step_torch(p, t, x, y, eta, g_slot)
     hybrid_inner_update_torch(p, t, x, anchor, y, beta)
     anchor.copy_(x)
+
+
+def feddro_client_torch(p, t, x, y, anchor, eta, beta):
+    anchored_step_torch(p, t, x, y, anchor, eta, beta, 0)
+
+
+def feddro_independent_client_torch(p, t, x, y, anchor, eta, beta):
+    anchored_step_torch(p, t, x, y, anchor, eta, beta, 2)
 
 
 def feddro_literal_client_torch(p, t, x, y, anchor, eta, beta):
@@ -134,6 +166,16 @@ register(Algorithm(
     numba=Steps(feddro_client, feddro_init), torch=Steps(feddro_client_torch, feddro_init_torch),
     summary="FedDRO: hybrid inner estimator (8) anchored at the client's own previous iterate, "
             "y shared every iteration, x every I"))
+
+register(Algorithm(
+    name="feddro-independent",
+    citation=_CITE + ", Algorithm 2 with the independent sample of the remark after "
+                     "Assumption 3.3",
+    hyper=(_BETA,), state=_FEDDRO_STATE, schedule=_FEDDRO_SCHEDULE, ledger_slots=("x", "y"),
+    numba=Steps(feddro_independent_client, feddro_init),
+    torch=Steps(feddro_independent_client_torch, feddro_init_torch),
+    summary="FedDRO with grad g_k in (7) drawn on a sample independent of the one ybar was "
+            "built on (one more inner sample per client and iteration)"))
 
 register(Algorithm(
     name="feddro-literal", citation=_CITE + ", Algorithm 2 read literally (see module docstring)",

@@ -9,6 +9,8 @@ check hands ``fedcomp verify`` as a :class:`~fedcomp.figures.Plot`, drawn with i
   drawn through the fitted line at the middle of the grid; final-iterate variant alongside; below
   it, the local slopes between neighbouring grid points against the predicted slope (whether the
   run has reached the regime the bound describes).
+* :func:`algorithms_plot` -- the same quantity for several algorithms on one grid (one series
+  each, in the algorithm's colour and marker), with their fits and the theory's slope.
 * :func:`speedup_plot` -- samples per client to reach epsilon against K, with the K^-1 slope.
 * :func:`cost_plot` -- communication (rounds or floats per client) against 1/epsilon, with the
   predicted slope.
@@ -71,18 +73,11 @@ def rate_plot(table, over: str = "T", predicted: float = -0.5,
         fit, boot = exponent(summary, over, q, return_boot=True, **fixed)
         x = np.array(fit.x)
         color = f"C{i}"
-        yerr = np.abs(np.array([fit.y_low, fit.y_high]) - np.array(fit.y_mean))
-        ax.errorbar(x, fit.y_mean, yerr=yerr, fmt="o" if i == 0 else "s", color=color,
-                    mfc=color if i == 0 else "none", capsize=3,
-                    label=f"{labels.get(q, q)}: slope {fit.text()}")
-        xs = np.geomspace(x.min(), x.max(), 50)
-        ax.plot(xs, fit.predict(xs), "-", color=color, lw=1)
+        xs = _series(ax, fit, "o" if i == 0 else "s", color, i > 0,
+                     f"{labels.get(q, q)}: slope {fit.text()}", predicted if i == 0 else None)
         lo, hi = fit.band(xs, boot)
         ax.fill_between(xs, lo, hi, color=color, alpha=0.15, lw=0)
         if i == 0:
-            xm = math.exp(np.log(x).mean())
-            _reference(ax, x, xm, float(fit.predict(xm)), predicted,
-                       f"theory: slope {predicted:+g}")
             # local slopes between neighbouring grid points: has the run reached the regime?
             ym = np.asarray(fit.y_mean, dtype=float)
             local = np.diff(np.log(ym)) / np.diff(np.log(x))
@@ -96,7 +91,45 @@ def rate_plot(table, over: str = "T", predicted: float = -0.5,
     axs.set_ylabel("local slope")
     axs.legend(fontsize=7)
     axs.grid(True, alpha=0.3)
-    ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$ (seed means, 95 % bands)")
+    return _finish(fig, ax, title, "bands")
+
+
+def algorithms_plot(tables: dict, over: str = "T", predicted: float = -0.5, title: str = "",
+                    quantity: str = "avg_grad_sq", **fixed):
+    """`quantity` against `over` for each algorithm of `tables` (algorithm name -> its sweep's
+    table): seed means with their 95 % bootstrap intervals, the fitted line and its slope in the
+    legend, and the theory's slope drawn through the first algorithm's fit."""
+    from fedcomp.figures import style
+    from fedcomp.rates.analysis import exponent
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for i, (alg, table) in enumerate(tables.items()):
+        fit = exponent(_summary(table), over, quantity, **fixed)
+        _series(ax, fit, style.marker(alg), style.colour(alg), i > 0,
+                f"{style.label(alg)}: slope {fit.text()}", predicted if i == 0 else None)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(over + "".join(f"  ({k} = {v})" for k, v in fixed.items()))
+    return _finish(fig, ax, title, "intervals")
+
+
+def _series(ax, fit, fmt, color, hollow, label, predicted=None):
+    """One fit's seed means with their intervals and its fitted line (and the theory's slope
+    through it when `predicted` is given); returns the x values the line is drawn at."""
+    x = np.array(fit.x)
+    yerr = np.abs(np.array([fit.y_low, fit.y_high]) - np.array(fit.y_mean))
+    ax.errorbar(x, fit.y_mean, yerr=yerr, fmt=fmt, color=color, mfc="none" if hollow else color,
+                capsize=3, label=label)
+    xs = np.geomspace(x.min(), x.max(), 50)
+    ax.plot(xs, fit.predict(xs), "-", color=color, lw=1)
+    if predicted is not None:
+        xm = math.exp(np.log(x).mean())
+        _reference(ax, x, xm, float(fit.predict(xm)), predicted, f"theory: slope {predicted:+g}")
+    return xs
+
+
+def _finish(fig, ax, title, spread):
+    ax.set_ylabel(r"$\|\nabla\Phi(\bar x)\|^2$ (seed means, 95 % " + spread + ")")
     ax.set_title(_wrap(title), fontsize=9)
     ax.legend(fontsize=7)
     ax.grid(True, which="both", alpha=0.3)

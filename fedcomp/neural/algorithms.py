@@ -11,7 +11,7 @@ averaged with x at every model round, when the model has any.
 
 Global-inner (FedDRO problem (2), :class:`~fedcomp.neural.problems.GlobalCompositional`):
 ``fedavg-case1``, ``fedavg-case2``, ``fedavg-modified``, ``feddro``, ``feddro-literal``,
-``ds-feddro``, ``mbsgd``, ``local-scgd``, ``local-scgdm``.
+``feddro-independent``, ``ds-feddro``, ``mbsgd``, ``local-scgd``, ``local-scgdm``.
 
 Minimax (AUC paper (4), :class:`~fedcomp.neural.problems.AUCMinimax`): ``localscgdam``
 (:mod:`fedcomp.algorithms.localscgdam`), ``coda``, ``localsgdam`` and ``localsgdm``

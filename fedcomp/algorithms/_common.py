@@ -54,6 +54,6 @@ def compositional_grad_torch(p, x, y, key_g, key_h):
     return g
 
 
-def compositional_step_torch(p, t, x, y, eta, g_slot=0):
+def compositional_step_torch(p, t, x, y, eta, g_slot):
     """x <- x - eta * (7) for every client (keys of iteration t, slots g_slot and 1)."""
     x -= eta * compositional_grad_torch(p, x, y, p.key(t, g_slot), p.key(t, 1))

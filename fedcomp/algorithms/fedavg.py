@@ -51,7 +51,7 @@ def inner_value_init_torch(p, x, y):
 
 
 def fedavg_client_torch(p, t, x, y, eta):
-    compositional_step_torch(p, t, x, y, eta)
+    compositional_step_torch(p, t, x, y, eta, 0)
     y.copy_(p.g_value(x, p.key(t + 1, 0)))
 
 

@@ -40,8 +40,9 @@ Interpretations:
   grad g_k(x) grad f(ybar) (Assumption 3.3) need not hold, as the paper's remark after
   Assumption 3.3 says: it proposes "drawing an independent sample instead of zeta_k" for (7).
   ``feddro-independent`` is FedDRO with that change: (7) takes grad g_k's sample from slot 2,
-  ``sample_key(base, k, t, 2)``, and (8) keeps zeta_k^{t+1} (slot 0) at both its points; one
-  more inner sample per client and iteration, the same communication. (The remark does not say
+  ``sample_key(base, k, t, 2)``, and (8) keeps zeta_k^{t+1} (slot 0) at both its points: a
+  second minibatch per client and iteration (the inner samples double, the same order), the
+  same communication. (The remark does not say
   which of the two uses gets the new sample; giving it to (7) keeps (8)'s two-point SARAH
   correction on one sample, which the estimator needs.) Whether it matters is the check
   ``khanduri.assump3.3.independent-sample``. On fedcomp's LinearQuadratic the value noise and
@@ -140,12 +141,12 @@ def feddro_independent_client_torch(p, t, x, y, anchor, eta, beta):
 
 def feddro_literal_client_torch(p, t, x, y, anchor, eta, beta):
     anchor.copy_(x)
-    compositional_step_torch(p, t, x, y, eta)
+    compositional_step_torch(p, t, x, y, eta, 0)
     hybrid_inner_update_torch(p, t, x, anchor, y, beta)
 
 
 def dsfeddro_client_torch(p, t, x, y, eta, beta):
-    compositional_step_torch(p, t, x, y, eta)
+    compositional_step_torch(p, t, x, y, eta, 0)
     y.copy_((1.0 - beta) * y + beta * p.g_value(x, p.key(t + 1, 0)))
 
 
@@ -175,7 +176,7 @@ register(Algorithm(
     numba=Steps(feddro_independent_client, feddro_init),
     torch=Steps(feddro_independent_client_torch, feddro_init_torch),
     summary="FedDRO with grad g_k in (7) drawn on a sample independent of the one ybar was "
-            "built on (one more inner sample per client and iteration)"))
+            "built on (a second minibatch per client and iteration)"))
 
 register(Algorithm(
     name="feddro-literal", citation=_CITE + ", Algorithm 2 read literally (see module docstring)",

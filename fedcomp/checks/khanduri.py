@@ -59,8 +59,8 @@ from fedcomp.checks.predict import (cheaper, each, flipped, itself, parse_expres
 from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
-                                   cost_floor, equal_verdict, record_comparison,
-                                   upper_bound_verdict)
+                                   cost_floor, equal_verdict, exponent_verdict,
+                                   record_comparison, upper_bound_verdict)
 
 PAPER = "khanduri"
 
@@ -550,6 +550,32 @@ def judge_rem21(predicted, m: Measurement) -> CheckResult:
                        f"(Case II, I = 1) reaches {', '.join(f'{x:.3g}' for x in case2)}")
 
 
+#: Remark 2.1 for Gao et al.'s algorithm, which averages its inner state
+REM21_GAO_KEY = ("Local-SCGDM (Gao et al.), inner state averaged every I iterations, reaches a "
+                 "stationary point of (2) as eta -> 0")
+
+
+def judge_rem21_local_scgdm(predicted, m: Measurement) -> CheckResult:
+    """Remark 2.1 for Gao et al.'s Local-SCGDM on the remedies instance (a (2) instance): its
+    inner state h and momentum u are averaged with x every I iterations, so its fixed points
+    are not those of (1/K) sum_k f(g_k). Measured True when its gap vanishes with eta
+    (step_limit), False when it stays; after the controls of the remedies claims."""
+    from fedcomp.rates.verdict import Verdict
+    v, arm = m.values, "Local-SCGDM, beta = eta"
+    limits = _limits(v)
+    ok, controls = _controls(v, limits)
+    measured = {"limits": limits}
+    if not ok:
+        return CheckResult("inconclusive", predicted, measured, controls)
+    kind = limits[arm]["kind"]
+    if kind == "undecided":
+        part = Verdict("inconclusive", f"{REM21_GAO_KEY}: undecided: {_arm_text(v, limits, arm)}")
+    else:
+        r = equal_verdict(REM21_GAO_KEY, kind == "vanishes", predicted[REM21_GAO_KEY])
+        part = Verdict(r.verdict, f"{r.reason}: {_arm_text(v, limits, arm)}")
+    return _result([part], predicted, measured, f"{controls}; ")
+
+
 # --- Section 4.1's remedies and the necessity of sharing y every iteration ------------------
 
 #: the prediction keys of the remedies claims: does the arm leave a gap as eta -> 0?
@@ -788,10 +814,12 @@ CLAIMS: list = [
                   "server step sizes 1, so Case II's exchanges), and Local-SCGDM as published "
                   "(inner weight beta = eta, gradient momentum 0.1), on the instance of "
                   "khanduri.sec4.1.remedies; 'eliminate' as there. Read over every instance of "
-                  "Assumptions 3.2-3.4, the sentence under this reading conflicts with the "
-                  "paper's own Theorem 5.2 on the instances that also satisfy Assumption 5.1 "
-                  "(DS-FedDRO converges there with beta = c_beta eta), so the authors' reading "
-                  "is the fixed-weight one, khanduri.sec4.1.remedies",
+                  "Assumptions 3.2-3.4, the sentence under this reading conflicts with what the "
+                  "paper's own Theorem 5.2 claims on the instances that also satisfy Assumption "
+                  "5.1 (DS-FedDRO converging there with beta = c_beta eta; its printed schedule "
+                  "does not converge on fedcomp's instance, khanduri.thm5.2, but the tied "
+                  "weight's mechanism is what these runs show), so the authors' reading is the "
+                  "fixed-weight one, khanduri.sec4.1.remedies",
           check=Check(_REMEDIES, judge_remedies_coupled, itself),
           notes="fedcomp.intermittent-sharing-law gives the gap c^2 ||D(x_c)||^2 with c -> 0 as "
                 "the weight does, on any instance to first order (the law's derivation), "
@@ -826,7 +854,9 @@ CLAIMS: list = [
                   "average it only every I iterations (DS-FedDRO's update exchanging exactly "
                   "what FedAvg Case II does); 'convergence' in Theorem 4.1's sense. The paper's "
                   "own Section 5 contradicts this reading too (DS-FedDRO averages y only at the "
-                  "rounds, and Theorem 5.2 has it converge under Assumption 5.1). A tied arm "
+                  "rounds, and Theorem 5.2 claims it converges under Assumption 5.1; the printed "
+                  "schedule fails on fedcomp's instance, khanduri.thm5.2, the tied weight's "
+                  "mechanism is what these runs show). A tied arm "
                   "that kept a gap would show nothing (inconclusive, never a pass)",
           check=Check(_REMEDIES, judge_sharing_moving_average, itself),
           notes=_THM52_NOTE + " " + _ONE_OBSERVATION + " " + _FALSE_AS_PRINTED),
@@ -857,10 +887,32 @@ CLAIMS: list = [
           reading="'cannot solve (2)' read as: an algorithm whose fixed points are the stationary "
                   "points of (1/K) sum_k f(g_k) stops where grad Phi of (2) is not 0, measured "
                   "with exact gradient descent on (1/K) sum_k f(g_k) (vanilla FedAvg Case I at "
-                  "I = 1) on Theorem 4.1's scalar instance; ComFedL and Local-SCGDM themselves "
-                  "are not run on (2) (fedcomp runs ComFedL on its own problems)",
+                  "I = 1) on Theorem 4.1's scalar instance. That is Huang et al.'s ComFedL, "
+                  "which averages only x and keeps each client's inner value its own (fedcomp "
+                  "runs ComFedL on its own problems); Gao et al.'s Local-SCGDM averages its "
+                  "inner state as well, so its fixed points are not those: "
+                  "khanduri.rem2.1.local-scgdm",
           depends_on=(),
           check=Check(measure_thm41, judge_rem21, wrong=flipped((REM21_KEY,)))),
+    Claim(id="khanduri.rem2.1.local-scgdm", paper=PAPER, location="Remark 2.1",
+          statement="Gao et al. (2022) consider the objective 1/K sum_k f_k(g_k(.)); this "
+                    "implies that the algorithm developed there (Local-SCGDM) cannot solve "
+                    "problem (2).",
+          kind="counterexample",
+          predicted={REM21_GAO_KEY: False},
+          reading="Local-SCGDM as fedcomp implements it from the FCSG paper's description "
+                  "(fedcomp.algorithms.local_scgd: x, the inner state h and the momentum u "
+                  "averaged every I iterations), with its inner weight tied to the step size "
+                  "as Gao et al. write it (beta = eta; gradient momentum 0.1), on the (2) "
+                  "instance of Section 4.1's remedies (the arm 'Local-SCGDM, beta = eta' of "
+                  "khanduri.sec4.1.remedies.coupled); 'solves (2)' as in Theorem 4.1: the gap "
+                  "to a stationary point of (2) vanishes as eta -> 0",
+          notes="Gao et al.'s paper is not among the five; the averaging of the inner state is "
+                "the FCSG paper's account of it ('the server needs to average the inner state "
+                "as in Local-SCGDM'). Averaging h is what makes the algorithm track the global "
+                "inner map of (2), so the remark's premise (an objective with local g_k) does not "
+                "decide what the algorithm does on (2).",
+          check=Check(_REMEDIES, judge_rem21_local_scgdm, itself)),
     Claim(id="khanduri.eq4", paper=PAPER, location="Section 2.1, (3)-(4)",
           statement="The KL-regularised DRO (3), max over the simplex of sum p_i l_i - lambda "
                     "sum p_i log(m p_i), has the equivalent CO reformulation (4) "
@@ -945,8 +997,14 @@ CLAIMS: list = [
 ]
 
 
+#: what a claim resting on Theorem 4.3 reads FedDRO as
+_ANCHORED = ("; FedDRO with (8) anchored at the client's own previous iterate (fedcomp's feddro, "
+             "khanduri.thm4.3): Algorithm 2 read literally does not converge "
+             "(khanduri.thm4.3.literal)")
+
+
 def _row_claim(name: str, statement: str, depends_on=(), derivable: bool = True,
-               not_checked: str = "", notes: str = "") -> Claim:
+               not_checked: str = "", notes: str = "", reading: str = "") -> Claim:
     pred = _printed_row(name)
     kw = {}
     if derivable:
@@ -954,7 +1012,7 @@ def _row_claim(name: str, statement: str, depends_on=(), derivable: bool = True,
         kw["check"] = Check(measure_table1, _judge_row(name), wrong=shifted(*paths))
         kw["reading"] = ("the printed batch, per-client sample (COMP.) and round (COMM.) orders "
                          "as exponents of eps and K under E||grad||^2 <= eps, against the "
-                         "derivation from the algorithm's own paper")
+                         "derivation from the algorithm's own paper" + reading)
     else:
         kw["not_checked"] = not_checked
     return Claim(id=f"khanduri.table1.{TABLE1_IDS[name]}", paper=PAPER,
@@ -1005,9 +1063,9 @@ CLAIMS += [
                                         "with m samples")),
     _row_claim("FedDRO", "FedDRO: CO + non-CO, SGD, batch O(1), comp. O(K^-1 eps^-2), comm. "
                "O(eps^-1.5).", depends_on=("khanduri.thm4.3", "khanduri.cor4.4.model-rounds"),
-               notes="COMM. read as model-averaging rounds, as the derivation counts them; "
-                     "under Definition 3.7 every iteration's y upload is a round and "
-                     "Corollary 4.4's O(eps^-1.5) fails (khanduri.cor4.4)"),
+               reading=_ANCHORED + "; COMM. as model-averaging rounds, as the derivation counts "
+                       "them: under Definition 3.7 every iteration's y upload is a round and "
+                       "Corollary 4.4's O(eps^-1.5) fails (khanduri.cor4.4)"),
     _row_claim("DS-FedDRO", "DS-FedDRO: CO + non-CO, SGD, batch O(1), comp. O(K^-1 eps^-2), "
                "comm. O(eps^-1).", depends_on=("khanduri.thm5.2", "khanduri.cor5.3")),
 ]
@@ -1318,51 +1376,53 @@ _BIAS_ROUNDING = 1e-9
 
 
 def judge_assump33_independent(predicted, m):
-    """Three parts: the shared sample's bias is nonzero (exactly, at the schedule's largest
-    beta); feddro-independent's T exponent on KL-DRO (Theorem 4.3's rule, as khanduri.thm4.3's
-    KL-DRO part); its communication ledger equal to FedDRO's at every run."""
+    """Two parts. 'Does not affect the guarantees': the exponent in T of the ratio of
+    feddro-independent's E||grad Phi||^2 to FedDRO's on KL-DRO under Theorem 4.3's schedule
+    (paired seeds, fedcomp.rates.feddro.paired_ratio_fit) is the predicted difference of their
+    rates, judged as an exponent claimed exactly (exponent_verdict). 'Made only for
+    simplicity': the order in eta = beta of the bias the shared sample puts into (7) along that
+    schedule; the guarantee bears it if it vanishes faster than eta^(1/2) (its square then below
+    the theorem's O(1/sqrt(KT)), as eta ~ sqrt(K/T)). That part passes when every local slope of
+    the bias against eta exceeds the predicted order and fails when one does not; a bias at
+    rounding level everywhere passes (none to bear)."""
     v = m.values
-    bias = v["bias"]
-    sched = [(b, r, q) for b, r, q in zip(bias["betas"], bias["relative_bias"],
-                                           bias["mean_bias_sq"]) if bias["T_of_beta"][str(b)]]
-    b_top, r_top, _ = max(sched)
-    nonzero = r_top > _BIAS_ROUNDING
-    want = predicted["shared-sample bias nonzero"]
-    parts = [{"part": "shared-sample bias (KL-DRO, one-sample minibatch, at Phi's stationary "
-                      "point)", "verdict": "pass" if nonzero == want else "fail",
-              "slope": None, "interval": [None, None], "predicted": want,
-              "reason": f"E[grad g_k(x; zeta) grad f(ybar(zeta))] - grad g_k(x) "
-                        f"E[grad f(ybar(zeta))] is {r_top:.3g} of ||grad g_k(x) grad f(g(x))|| "
-                        f"(largest over the {bias['K']} clients) at beta = {b_top:.4g}, "
-                        + ("above" if nonzero else "not above")
-                        + f" rounding ({_BIAS_ROUNDING:g})"}]
-    parts += _rate_parts(predicted, m, [("KL-DRO", "T")])
-    parts[-1]["part"] = "feddro-independent " + parts[-1]["part"]
-    same, want = v["ledger_same"], predicted["communication unchanged"]
-    parts.append({"part": "communication (rounds, floats of x and y per run)",
-                  "verdict": "pass" if same == want else "fail", "slope": None,
-                  "interval": [None, None], "predicted": want,
-                  "reason": "feddro-independent's ledger equals FedDRO's at every (T, K, seed)"
-                            if same else "the ledgers differ"})
-    shared_fit = v["rates"]["KL-DRO FedDRO"]["T"]
-    means = v["mean_grad_sq"]
+    ratio = v["rates"]["ratio"]["T"]
+    rv = exponent_verdict(ratio, predicted["rate difference"], max_width=v["max_width"])
+    parts = [{"part": "feddro-independent / FedDRO, E||grad||^2 ratio vs T (K=8, paired seeds)",
+              "verdict": rv.verdict, "slope": ratio.slope, "interval": [ratio.low, ratio.high],
+              "predicted": predicted["rate difference"], "r2": ratio.r2,
+              "n_points": ratio.n_points, "n_seeds": ratio.n_seeds, "reason": rv.reason}]
+    bias, want = v["bias"], predicted["shared-sample bias order"]
+    slopes, rel = bias["local_slopes"], bias["relative_bias"]
+    none = max(rel) <= _BIAS_ROUNDING
+    ok = none or min(slopes) > want
+    parts.append({"part": "order in eta (= beta) of the shared sample's bias (KL-DRO, "
+                          "one-sample minibatch, at Phi's stationary point)",
+                  "verdict": "pass" if ok else "fail", "slope": min(slopes),
+                  "interval": [min(slopes), max(slopes)], "predicted": want,
+                  "reason": ("no bias above rounding" if none else
+                             "local slopes of log bias against log eta "
+                             + ", ".join(f"{x:.2f}" for x in slopes)
+                             + f" from T = {bias['T'][0]} to {bias['T'][-1]}: "
+                             + ("every one" if ok else "not every one")
+                             + f" above {want:g} (a deterministic computation: no interval)")})
     rows = []
-    for b, r, q in sorted(sched, reverse=True):
-        for T in bias["T_of_beta"][str(b)]:
-            rows.append(f"T={T}: beta {b:.4g}, relative bias {r:.3g}, ||mean_k bias_k||^2 "
-                        f"{q:.3g} = {q / means[T][0]:.2g} of FedDRO's E||grad Phi||^2 "
-                        f"{means[T][0]:.3g} (feddro-independent {means[T][1]:.3g})")
-    extra = (f"; FedDRO (shared sample) on the same grid: T slope {shared_fit.text()}; the shared "
-             f"sample's bias by T ({bias['batch']}-sample minibatch; the sweeps' minibatch "
-             f"of B samples divides its first-order term by B): " + "; ".join(rows)
-             + f"; at beta = 1: relative bias {bias['relative_bias'][-1]:.3g}; local slopes of "
-             f"log bias against log beta "
-             + ", ".join(f"{x:.3f}" for x in bias["local_slopes"])
-             + " (1 is a first-order term: the bias is O(beta / K), so under Theorem 4.3's beta "
-               "proportional to sqrt(K/T) its square is O(1/(K T)), of lower order than the "
-               "theorem's O(1/sqrt(K T)))")
+    for i, T in enumerate(bias["T"]):
+        rows.append(f"T={T} (eta = beta = {bias['etas'][i]:.4g}): bias {rel[i]:.3g} of the "
+                    f"noise scale, ||mean_k bias_k||^2 {bias['mean_bias_sq'][i]:.3g}; "
+                    f"E||grad Phi||^2 ratio {ratio.y_mean[i]:.3f} [{ratio.y_low[i]:.3f}, "
+                    f"{ratio.y_high[i]:.3f}]")
+    own, shared = v["rates"]["KL-DRO"]["T"], v["rates"]["KL-DRO FedDRO"]["T"]
+    extra = ("; by T (the bias for one-sample minibatches; the sweeps' minibatch of B samples "
+             "divides its first-order terms by B): " + "; ".join(rows)
+             + f"; T slopes on their own (KL-DRO is outside Assumption 3.2, not judged): "
+               f"feddro-independent {own.text()}, FedDRO {shared.text()}; communication: "
+               f"feddro-independent's ledger "
+             + ("equals" if v["ledger_same"] else "DIFFERS FROM")
+             + " FedDRO's at every run (the same schedule; its inner samples per iteration "
+               "double, a second minibatch for (7))")
     return _rate_result(parts, predicted, {**_fits_info(v), "bias": bias,
-                                           "ledger_same": same, "mean_grad_sq": means}, extra)
+                                           "ledger_same": v["ledger_same"]}, extra)
 
 
 # --- Theorem 5.2 ----------------------------------------------------------------------------
@@ -1696,28 +1756,32 @@ RATE_CLAIMS = [
           location="Section 3, the remark after Assumption 3.3",
           statement="In E[grad g_k(x; zeta_k) grad f(y)] = grad g_k(x) grad f(y) (Assumption "
                     "3.3) y may be correlated with zeta_k, so the unbiasedness may not strictly "
-                    "hold; drawing an independent sample instead of zeta_k avoids it, and this "
-                    "modification does not affect the algorithm or the theoretical guarantees.",
+                    "hold; the assumption is made only for simplicity and can be avoided by "
+                    "drawing an independent sample instead of zeta_k, which does not affect the "
+                    "algorithm or the theoretical guarantees.",
           kind="rate",
-          predicted={"shared-sample bias nonzero": True, "T": -0.5,
-                     "communication unchanged": True},
+          predicted={"rate difference": 0.0, "shared-sample bias order": 0.5},
           reading="the correlation exists where a sample gives both g_k's value and its "
-                  "Jacobian (KL-DRO's minibatch): the bias measured exactly there (one-sample "
-                  "minibatch, at Phi's stationary point, y_k^t = g_k(x), the other clients' "
-                  "samples at their means); the modification is feddro-independent ((7)'s "
-                  "Jacobian on its own sample); 'the guarantees are not affected' judged as "
-                  "Theorem 4.3's T exponent for it on KL-DRO, 'the algorithm is not affected' "
-                  "as the same communication",
+                  "Jacobian (KL-DRO's minibatch). 'Does not affect the guarantees' is judged as "
+                  "the same rate: the T exponent of the ratio of feddro-independent's ((7)'s "
+                  "Jacobian on its own sample) E||grad Phi||^2 to FedDRO's on KL-DRO under "
+                  "Theorem 4.3's schedule is 0 ('rate difference'); the guarantee itself is "
+                  "khanduri.thm4.3's. 'Made only for simplicity' as the shared sample's bias "
+                  "vanishing faster than eta^(1/2) along Theorem 4.3's schedule (eta = beta), "
+                  "computed over one iteration (one-sample minibatches, at Phi's stationary "
+                  "point, ybar^t = g(x), the other clients' samples at their means: "
+                  "fedcomp.rates.feddro.shared_sample_bias)",
           notes="KL-DRO is outside Assumption 3.2 on R^d (khanduri.assump3.2.dro), as in "
-                "khanduri.thm4.3's KL-DRO part. On fedcomp's LinearQuadratic the value and the "
-                "Jacobian noise of a sample are independent, so the two algorithms have the same "
-                "distribution there and the bias is zero; the modification costs one more inner "
-                "sample per client and iteration, which the paper does not mention.",
+                "khanduri.thm4.3's KL-DRO part. Its data change with K, so the guarantee's "
+                "linear speed-up (the K exponent) is not judged here. On fedcomp's "
+                "LinearQuadratic the value and the Jacobian noise of a sample are independent, "
+                "so the two algorithms have the same distribution there and the bias is zero. "
+                "The modification doubles the inner samples per iteration (a second minibatch "
+                "for (7)), which the paper does not mention; the communication is the same.",
           depends_on=("khanduri.thm4.3",),
           check=Check(FEDDRO_INDEPENDENT, judge_assump33_independent,
-                      combine_wrong(flipped(("shared-sample bias nonzero",),
-                                            ("communication unchanged",)),
-                                    steeper(("T",))))),
+                      combine_wrong(shifted(("rate difference",)),
+                                    each([("shared-sample bias order",)], lambda o: o + 1.0)))),
     Claim(id="khanduri.cor4.4", paper="khanduri", location="Corollary 4.4",
           statement="FedDRO: sample complexity O(eps^-2), i.e. O(K^-1 eps^-2) per client (linear "
                     "speed-up); communication complexity O(eps^-3/2).",
@@ -1725,7 +1789,7 @@ RATE_CLAIMS = [
           predicted={"samples per client": _SAMPLES, "rounds": {"eps": -1.5}},
           reading="Definition 3.7: communication complexity counts every client-server round, "
                   "and FedDRO uploads y every iteration (the model-averaging reading is "
-                  "khanduri.cor4.4.model-rounds)",
+                  "khanduri.cor4.4.model-rounds)" + _ANCHORED,
           depends_on=("khanduri.thm4.3",),
           check=Check(FEDDRO, judge_cor44_def37, _COMPLEXITY_WRONG)),
     Claim(id="khanduri.cor4.4.model-rounds", paper="khanduri", location="Corollary 4.4",
@@ -1733,7 +1797,7 @@ RATE_CLAIMS = [
                     "rounds (the y uploads of every iteration counted as floats, Remark 4.5).",
           kind="complexity",
           predicted={"samples per client": _SAMPLES, "rounds": {"eps": -1.5}},
-          reading="communication complexity as model-averaging rounds T/I",
+          reading="communication complexity as model-averaging rounds T/I" + _ANCHORED,
           depends_on=("khanduri.thm4.3",),
           check=Check(FEDDRO, judge_cor44_model, _COMPLEXITY_WRONG)),
     Claim(id="khanduri.cor4.4.derivation", paper="khanduri",
@@ -1743,7 +1807,7 @@ RATE_CLAIMS = [
           kind="complexity",
           predicted={"per client samples": "eps**-2/K", "total samples": "eps**-2",
                      "rounds": "eps**(-3/2)", "batch": "1"},
-          reading="model-averaging rounds T/I (sympy, fedcomp.theory.complexity)",
+          reading="model-averaging rounds T/I (sympy, fedcomp.theory.complexity)" + _ANCHORED,
           depends_on=("khanduri.thm4.3",),
           check=Check(_derivation("feddro"), judge_derivation,
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),

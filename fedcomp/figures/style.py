@@ -20,7 +20,7 @@ ALGORITHMS = {
     "fedavg-modified": ("#1f77b4", "^", "modified FedAvg (y every iteration)"),
     "feddro": ("#2ca02c", "D", "FedDRO"),
     "feddro-literal": ("#98df8a", "d", "FedDRO, (8) read literally"),
-    "feddro-independent": ("#006d2c", "h", "FedDRO, (7) on an independent sample"),
+    "feddro-independent": ("#c51b7d", "h", "FedDRO, (7) on an independent sample"),
     "ds-feddro": ("#9467bd", "v", "DS-FedDRO"),
     "fcsg": ("#8c564b", "o", "FCSG"),
     "fcsg-m": ("#e377c2", "s", "FCSG-M"),

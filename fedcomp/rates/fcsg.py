@@ -355,10 +355,11 @@ def _cell(acc, fl, diverged) -> dict:
     ok = int(np.sum(np.isfinite(acc)))
     out = {"diverged_at": diverged, "finite_seeds": ok}
     if ok == 0:
-        return {**out, "acc_mean": None, "acc_se": None, "acc_sd": None, "phi_fluct": None}
+        return {**out, "acc_mean": None, "acc_se": None, "acc_sd": None, "phi_fluct": None,
+                "phi_fluct_se": None}
     return {**out, "acc_mean": float(np.nanmean(acc)),
             "acc_se": float(np.nanstd(acc) / math.sqrt(ok)), "acc_sd": float(np.nanstd(acc)),
-            "phi_fluct": float(np.nanmean(fl))}
+            "phi_fluct": float(np.nanmean(fl)), "phi_fluct_se": float(np.nanstd(fl) / math.sqrt(ok))}
 
 
 def sec51_table(profile: str, out_dir: Path) -> dict:

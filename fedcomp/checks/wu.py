@@ -805,6 +805,21 @@ CLAIMS = [
                       _momentum_judge("thm4.7", "Corollary 4.8 (alpha = N^(2/3)/(12 S_F "
                                                 "T^(1/3)), B = T^(1/3)/N^(2/3))"),
                       scaled(("beta",)))),
+    Claim(id="wu.thm4.7.beta.c-alpha2", paper="wu",
+          location="Theorem 4.7 (momentum parameter), read with the c its bound contains",
+          statement="Theorem 4.7 sets beta = 5 S_F alpha; its bound's term 13 L_f^2 L_g^2 c^2 "
+                    "alpha^2/(6 S_F^2) contains a c that only beta = c alpha^2 defines: read so, "
+                    "with c = 30 S_F^2/(b N) as Corollary 4.8 defines it, beta = 30 S_F^2 "
+                    "alpha^2/(b N).",
+          kind="constant", predicted={"beta": "30*S_F**2*alpha**2/(N*b)"},
+          reading="second reading of wu.thm4.7.beta (as wu.thm4.4.beta.step-alpha is of "
+                  "wu.thm4.4.beta): the printed beta = 5 S_F alpha taken for a line copied from "
+                  "Theorem 4.4, the theorem's beta the one its own bound's c implies; judged "
+                  "against the beta that Corollary 4.8's printed coefficients imply",
+          check=Check(measure_momentum,
+                      _momentum_judge("thm4.7", "Corollary 4.8 (alpha = N^(2/3)/(12 S_F "
+                                                "T^(1/3)), B = T^(1/3)/N^(2/3))"),
+                      scaled(("beta",)))),
     Claim(id="wu.cor4.8", paper="wu", location="Corollary 4.8",
           statement="Acc-FCSG-M with q = (T/N^2)^(1/3), alpha = N^(2/3)/(12 S_F T^(1/3)), "
                     "beta = c alpha^2 (c = 30 S_F^2/(b N)), B = T^(1/3)/N^(2/3): (1/T) sum_t "
@@ -814,12 +829,12 @@ CLAIMS = [
           kind="rate", predicted={"T": -2 / 3, "N": -2 / 3},
           reading="the O((NT)^(-2/3)) part as exponents in T and in N (upper bounds), with the "
                   "corollary's beta = c alpha^2 and B as printed, at m = 256",
-          depends_on=("wu.thm4.7", "wu.thm4.7.beta"),
-          notes="depends on wu.thm4.7.beta: the corollary applies Theorem 4.7 with beta = c "
-                "alpha^2, outside the theorem's printed beta = 5 S_F alpha, so as printed it does "
-                "not follow from the theorem (its consequences, Remark 4.9 and Table 1's "
-                "Acc-FCSG-M row, rest on that step too); the run itself uses the corollary's "
-                "beta = c alpha^2",
+          depends_on=("wu.thm4.7", "wu.thm4.7.beta.c-alpha2"),
+          notes="reads Theorem 4.7 with the beta = c alpha^2 its bound's c implies "
+                "(wu.thm4.7.beta.c-alpha2), as wu.cor4.5 reads Theorem 4.4 with eta = alpha; "
+                "with the theorem's beta as printed, 5 S_F alpha, the corollary does not follow "
+                "from it (wu.thm4.7.beta fails), and neither would its consequences (Remark 4.9, "
+                "Table 1's Acc-FCSG-M row). The run itself uses the corollary's beta = c alpha^2",
           check=Check(measure_rates_acc, judge_rates_vr, _RATE_WRONG)),
     Claim(id="wu.cor4.8.constants", paper="wu", location="Corollary 4.8 from Theorem 4.7",
           statement="The coefficients of Corollary 4.8 (24 S_F [F0 - F*], 72 b/5, 325/(24 b^2), "

@@ -344,6 +344,16 @@ def measure_momentum(profile: str, out_dir: Path) -> Measurement:
                               "corollary's printed coefficient and solved for beta")
 
 
+_COROLLARY_OF = {"thm4.4": "Corollary 4.5 (alpha = sqrt(N/T)/(6 S_F), B = 1)",
+                 "thm4.7": "Corollary 4.8 (alpha = N^(2/3)/(12 S_F T^(1/3)), B = T^(1/3)/N^(2/3))"}
+
+
+def _momentum_check(name: str) -> Check:
+    """The check of a reading of Theorem `name`'s momentum beta: against the beta its
+    corollary's printed coefficients imply."""
+    return Check(measure_momentum, _momentum_judge(name, _COROLLARY_OF[name]), scaled(("beta",)))
+
+
 def _momentum_judge(name: str, corollary: str):
     def judge(predicted, m: Measurement) -> CheckResult:
         v = m.values[name]
@@ -721,10 +731,7 @@ CLAIMS = [
           reading="as printed: eta is not the step size in this paper (the step is alpha; eta "
                   "denotes the inner samples eta^n | xi^n); judged against the beta that "
                   "Corollary 4.5's printed coefficients 48/5 and 20/3 imply",
-          check=Check(measure_momentum,
-                      _momentum_judge("thm4.4", "Corollary 4.5 (alpha = sqrt(N/T)/(6 S_F), "
-                                                "B = 1)"),
-                      scaled(("beta",)))),
+          check=_momentum_check("thm4.4")),
     Claim(id="wu.thm4.4.beta.step-alpha", paper="wu",
           location="Theorem 4.4 (momentum parameter), eta read as the step size alpha",
           statement="Theorem 4.4 sets beta = 5 S_F eta; read with eta = alpha, the step size: "
@@ -732,10 +739,7 @@ CLAIMS = [
           kind="constant", predicted={"beta": "5*S_F*alpha"},
           reading="second reading of wu.thm4.4.beta: the undefined eta read as the step alpha; "
                   "judged against the beta that Corollary 4.5's printed coefficients imply",
-          check=Check(measure_momentum,
-                      _momentum_judge("thm4.4", "Corollary 4.5 (alpha = sqrt(N/T)/(6 S_F), "
-                                                "B = 1)"),
-                      scaled(("beta",)))),
+          check=_momentum_check("thm4.4")),
     Claim(id="wu.cor4.5", paper="wu", location="Corollary 4.5",
           statement="FCSG-M with alpha = sqrt(N/T)/(6 S_F), q = (T/N^3)^(1/4): (1/T) sum_t "
                     "E||grad F||^2 <= 12 S_F [F(xbar_0) - F(x*)]/(NT)^(1/2) + "
@@ -801,10 +805,7 @@ CLAIMS = [
           notes="Corollary 4.8 uses beta = c alpha^2, c = 30 S_F^2/(b N), and the theorem's "
                 "bound contains c; with beta = 5 S_F alpha the term 6 beta L^2/(N b) is only "
                 "O((NT)^-1/3)",
-          check=Check(measure_momentum,
-                      _momentum_judge("thm4.7", "Corollary 4.8 (alpha = N^(2/3)/(12 S_F "
-                                                "T^(1/3)), B = T^(1/3)/N^(2/3))"),
-                      scaled(("beta",)))),
+          check=_momentum_check("thm4.7")),
     Claim(id="wu.thm4.7.beta.c-alpha2", paper="wu",
           location="Theorem 4.7 (momentum parameter), read with the c its bound contains",
           statement="Theorem 4.7 sets beta = 5 S_F alpha; its bound's term 13 L_f^2 L_g^2 c^2 "
@@ -816,10 +817,7 @@ CLAIMS = [
                   "wu.thm4.4.beta): the printed beta = 5 S_F alpha taken for a line copied from "
                   "Theorem 4.4, the theorem's beta the one its own bound's c implies; judged "
                   "against the beta that Corollary 4.8's printed coefficients imply",
-          check=Check(measure_momentum,
-                      _momentum_judge("thm4.7", "Corollary 4.8 (alpha = N^(2/3)/(12 S_F "
-                                                "T^(1/3)), B = T^(1/3)/N^(2/3))"),
-                      scaled(("beta",)))),
+          check=_momentum_check("thm4.7")),
     Claim(id="wu.cor4.8", paper="wu", location="Corollary 4.8",
           statement="Acc-FCSG-M with q = (T/N^2)^(1/3), alpha = N^(2/3)/(12 S_F T^(1/3)), "
                     "beta = c alpha^2 (c = 30 S_F^2/(b N)), B = T^(1/3)/N^(2/3): (1/T) sum_t "

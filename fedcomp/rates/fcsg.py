@@ -359,7 +359,8 @@ def _cell(acc, fl, diverged) -> dict:
                 "phi_fluct_se": None}
     return {**out, "acc_mean": float(np.nanmean(acc)),
             "acc_se": float(np.nanstd(acc) / math.sqrt(ok)), "acc_sd": float(np.nanstd(acc)),
-            "phi_fluct": float(np.nanmean(fl)), "phi_fluct_se": float(np.nanstd(fl) / math.sqrt(ok))}
+            "phi_fluct": float(np.nanmean(fl)),
+            "phi_fluct_se": float(np.nanstd(fl) / math.sqrt(ok))}
 
 
 def sec51_table(profile: str, out_dir: Path) -> dict:

@@ -397,8 +397,8 @@ def measure_feddro_independent(profile: str, out_dir: Path) -> dict:
     """The remark after Assumption 3.3: FedDRO with (7)'s Jacobian on an independent sample
     (``feddro-independent``) against FedDRO on KL-DRO under Theorem 4.3's schedule (the same
     grid and seeds as ``feddro-kl``): the T exponents, and that of the ratio of their
-    E||grad Phi||^2 (:func:`paired_ratio_fit`); and the shared sample's bias (:func:`shared_sample_bias`) at
-    Phi's stationary point for the schedule's (eta, beta) at each T of the grid (at x = 0 every
+    E||grad Phi||^2 (:func:`paired_ratio_fit`); and the shared sample's bias
+    (:func:`shared_sample_bias`) at Phi's stationary point for the schedule's (eta, beta) at each T of the grid (at x = 0 every
     logistic loss is log 2 and g_k(x; zeta) has no variance)."""
     P = _profile(profile)
     K0 = P["K0"]

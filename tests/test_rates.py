@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 import fedcomp
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_exponent, invert, speedup, target_eps
+from fedcomp.rates.analysis import (cost_exponent, invert, paired_ratio_fit, speedup,
+                                    target_eps)
 from fedcomp.rates.fit import (ExponentFit, combine, crossing, fit_exponent,
                                upper_bound_verdict)
 from fedcomp.rates.measure import Sweep, matrix
@@ -273,6 +274,25 @@ def test_speedup_and_communication_on_a_known_law():
     rounds_fit = cost_exponent(summary, "rounds", K=8)
     # rounds ~ T^(3/4) up to rounding of I, so eps ~ rounds^(-2/3)
     assert rounds_fit.slope == pytest.approx(-2 / 3, abs=0.06)
+
+
+def test_paired_ratio_fit_is_the_difference_of_exponents_and_cancels_shared_noise():
+    """b's runs are a's times T^0.1 (seed by seed): the paired ratio has slope 0.1 with a
+    degenerate interval, although each seed's own noise is large."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for seed in range(6):
+        for T in (256, 512, 1024, 2048):
+            rows.append({"T": T, "K": 4, "seed": seed,
+                         "avg_grad_sq": T ** -0.5 * math.exp(rng.normal(0, 0.5))})
+    a = pd.DataFrame(rows)
+    b = a.assign(avg_grad_sq=a["avg_grad_sq"] * a["T"] ** 0.1)
+    fit = paired_ratio_fit(b, a, K=4)
+    assert fit.slope == pytest.approx(0.1, abs=1e-12)
+    assert fit.low == pytest.approx(0.1, abs=1e-9) and fit.high == pytest.approx(0.1, abs=1e-9)
+    assert fit.y_mean == pytest.approx([T ** 0.1 for T in (256, 512, 1024, 2048)], rel=1e-12)
+    with pytest.raises(ValueError, match="same T grid and seeds"):
+        paired_ratio_fit(b[b["seed"] < 5], a, K=4)
 
 
 def test_speedup_reports_none_when_no_common_level():

@@ -1378,7 +1378,7 @@ _BIAS_ROUNDING = 1e-9
 def judge_assump33_independent(predicted, m):
     """Two parts. 'Does not affect the guarantees': the exponent in T of the ratio of
     feddro-independent's E||grad Phi||^2 to FedDRO's on KL-DRO under Theorem 4.3's schedule
-    (paired seeds, fedcomp.rates.feddro.paired_ratio_fit) is the predicted difference of their
+    (paired seeds, fedcomp.rates.analysis.paired_ratio_fit) is the predicted difference of their
     rates, judged as an exponent claimed exactly (exponent_verdict). 'Made only for
     simplicity': the order in eta = beta of the bias the shared sample puts into (7) along that
     schedule; the guarantee bears it if it vanishes faster than eta^(1/2) (its square then below

@@ -10,7 +10,8 @@ check hands ``fedcomp verify`` as a :class:`~fedcomp.figures.Plot`, drawn with i
   it, the local slopes between neighbouring grid points against the predicted slope (whether the
   run has reached the regime the bound describes).
 * :func:`algorithms_plot` -- the same quantity for several algorithms on one grid (one series
-  each, in the algorithm's colour and marker), with their fits and the theory's slope.
+  each, in the algorithm's colour and marker), with their fits and the theory's slope; for two
+  algorithms on the same seeds, their ratio paired by seed below.
 * :func:`speedup_plot` -- samples per client to reach epsilon against K, with the K^-1 slope.
 * :func:`cost_plot` -- communication (rounds or floats per client) against 1/epsilon, with the
   predicted slope.
@@ -98,18 +99,39 @@ def algorithms_plot(tables: dict, over: str = "T", predicted: float = -0.5, titl
                     quantity: str = "avg_grad_sq", **fixed):
     """`quantity` against `over` for each algorithm of `tables` (algorithm name -> its sweep's
     table): seed means with their 95 % bootstrap intervals, the fitted line and its slope in the
-    legend, and the theory's slope drawn through the first algorithm's fit."""
+    legend, and the theory's slope drawn through the first algorithm's fit. With two algorithms
+    run on the same grid and seeds, a lower panel shows the second's quantity over the first's,
+    paired by seed (:func:`fedcomp.rates.analysis.paired_ratio_fit`), with its 95 % intervals,
+    the fitted slope (the difference of the two exponents) and the line of equal values."""
     from fedcomp.figures import style
-    from fedcomp.rates.analysis import exponent
+    from fedcomp.rates.analysis import exponent, paired_ratio_fit
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(6, 4.2))
-    for i, (alg, table) in enumerate(tables.items()):
-        fit = exponent(_summary(table), over, quantity, **fixed)
+    names = list(tables)
+    if len(names) == 2:
+        fig, (ax, axr) = plt.subplots(2, 1, figsize=(6, 5.6), sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 1.3]})
+    else:
+        fig, ax = plt.subplots(figsize=(6, 4.2))
+        axr = None
+    for i, alg in enumerate(names):
+        fit = exponent(_summary(tables[alg]), over, quantity, **fixed)
         _series(ax, fit, style.marker(alg), style.colour(alg), i > 0,
                 f"{style.label(alg)}: slope {fit.text()}", predicted if i == 0 else None)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(over + "".join(f"  ({k} = {v})" for k, v in fixed.items()))
+    xlabel = over + "".join(f"  ({k} = {v})" for k, v in fixed.items())
+    if axr is None:
+        ax.set_xlabel(xlabel)
+    else:
+        r = paired_ratio_fit(_summary(tables[names[1]]), _summary(tables[names[0]]), over,
+                             quantity, **fixed)
+        _series(axr, r, style.marker(names[1]), style.colour(names[1]), True,
+                f"paired by seed: slope {r.text()}")
+        axr.axhline(1.0, color="k", ls="--", lw=1, label="equal")
+        axr.set_xlabel(xlabel)
+        axr.set_ylabel("ratio (second / first)", fontsize=8)
+        axr.legend(fontsize=7)
+        axr.grid(True, which="both", alpha=0.3)
     return _finish(fig, ax, title, "intervals")
 
 

@@ -5,6 +5,8 @@ All take the per-run summary of :func:`fedcomp.rates.measure.summarize` and retu
 and the regression (see :mod:`fedcomp.rates.fit`).
 
 * :func:`exponent` -- slope of log E||grad Phi||^2 against log T (K fixed) or log K (T fixed).
+* :func:`paired_ratio_fit` -- the exponent of the ratio of two algorithms' E||grad Phi||^2 run on
+  the same grid and seeds (the difference of their exponents), bootstrapped in pairs.
 * :func:`speedup` -- samples per client T_eps(K) needed to bring the measured quantity to a
   target epsilon, against K (linear speed-up predicts T_eps proportional to K^-1). T_eps is read
   off each K's curve of seed means by log-log interpolation between grid points (never
@@ -32,6 +34,25 @@ def exponent(summary: pd.DataFrame, over: str, quantity: str = "avg_grad_sq",
              return_boot: bool = False, **fixed):
     x, v = matrix(summary, over, quantity, **fixed)
     return fit_exponent(x, v, return_boot=return_boot)
+
+
+def paired_ratio_fit(a, b, over: str = "T", quantity: str = "avg_grad_sq", **fixed):
+    """The exponent in `over` of E[quantity of a] / E[quantity of b], two sweeps run on the same
+    grid and seeds: a fit (fedcomp.rates.fit.fit_statistic) of the ratio of the seed means,
+    bootstrapped over the seeds in pairs (a seed's two runs share its samples, so their noise
+    is correlated and the ratio is far tighter than two separate fits' difference). Its slope
+    is the difference of the two exponents; its y_mean / y_low / y_high are the ratio at each
+    grid point with its 95 % interval."""
+    x, va = matrix(a, over, quantity, **fixed)
+    xb, vb = matrix(b, over, quantity, **fixed)
+    if list(x) != list(xb) or sorted(a["seed"].unique()) != sorted(b["seed"].unique()) \
+            or va.shape != vb.shape:
+        raise ValueError(f"paired_ratio_fit needs the same {over} grid and seeds in both sweeps")
+
+    def ratio(idx):
+        with np.errstate(all="ignore"):
+            return np.nanmean(va[idx], axis=0) / np.nanmean(vb[idx], axis=0)
+    return fit_statistic(x, ratio, va.shape[0])
 
 
 def _grid(summary, quantity):

@@ -48,7 +48,7 @@ import numba as nb
 import numpy as np
 
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_grid, exponent, speedup, t_per_cost
+from fedcomp.rates.analysis import cost_grid, exponent, paired_ratio_fit, speedup, t_per_cost
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
@@ -429,27 +429,6 @@ def measure_feddro_independent(profile: str, out_dir: Path) -> dict:
                        f"sqrt(K/T), beta = eta, I = 2 T^(1/4)/K^(3/4)) on KL-DRO {_kl(K0)}, T in "
                        f"{P['kl_Ts']}, {P['kl_seeds']} seeds each (the same seeds: the same "
                        f"slot-0 and slot-1 samples)" + (f"; {div}" if div else ""))}
-
-
-def paired_ratio_fit(a, b, over: str = "T", quantity: str = "avg_grad_sq", **fixed):
-    """The exponent in `over` of E[quantity of a] / E[quantity of b], two sweeps run on the same
-    grid and seeds: a fit (fedcomp.rates.fit.fit_statistic) of the ratio of the seed means,
-    bootstrapped over the seeds in pairs (a seed's two runs share its samples, so their noise
-    is correlated and the ratio is far tighter than two separate fits' difference). Its slope
-    is the difference of the two exponents; its y_mean / y_low / y_high are the ratio at each
-    grid point with its 95 % interval."""
-    from fedcomp.rates.fit import fit_statistic
-    x, va = matrix(a, over, quantity, **fixed)
-    xb, vb = matrix(b, over, quantity, **fixed)
-    sa = a[a[over].isin(x)].groupby("seed").size().index
-    sb = b[b[over].isin(xb)].groupby("seed").size().index
-    if list(x) != list(xb) or list(sa) != list(sb) or va.shape != vb.shape:
-        raise ValueError(f"paired_ratio_fit needs the same {over} grid and seeds in both sweeps")
-
-    def ratio(idx):
-        with np.errstate(all="ignore"):
-            return np.nanmean(va[idx], axis=0) / np.nanmean(vb[idx], axis=0)
-    return fit_statistic(x, ratio, va.shape[0])
 
 
 def _stationary_point(problem) -> np.ndarray:

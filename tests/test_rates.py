@@ -422,3 +422,27 @@ def test_diverged_runs_are_named_with_their_iteration():
     assert diverged_text(items) == ("2 run(s) diverged, left out of their point's mean: "
                                     "T=4096, K=8 seed 1 at t=37; T=4096, K=8 seed 2 at t=5")
     assert diverged_text([]) == "" and diverged_runs(runs[:1]) == []
+
+
+def test_vanishing_order_verdict_reads_local_slopes():
+    from fedcomp.rates.verdict import vanishing_order_verdict
+    etas = [0.04, 0.02, 0.01, 0.005]
+    linear = [3 * e + 2 * e * e for e in etas]            # order 1, slopes just above 1
+    assert vanishing_order_verdict("b", etas, linear, 0.5).verdict == "pass"
+    assert vanishing_order_verdict("b", etas, linear, 1.5).verdict == "fail"
+    root = [e ** 0.5 for e in etas]                        # order 1/2 exactly: not faster
+    assert vanishing_order_verdict("b", etas, root, 0.5).verdict == "fail"
+    assert vanishing_order_verdict("b", etas, [1e-12] * 4, 0.5).verdict == "pass"
+    assert vanishing_order_verdict("b", etas, [1.0, math.nan, 1.0, 1.0],
+                                   0.5).verdict == "inconclusive"
+
+
+def test_fraction_and_spread_below_verdicts_need_the_evidence_either_way():
+    from fedcomp.rates.verdict import fraction_below_verdict, spread_below_verdict
+    assert fraction_below_verdict("f", 0.5, 0.01, 1.0, 0.01).verdict == "pass"
+    assert fraction_below_verdict("f", 1.0, 0.01, 1.0, 0.01).verdict == "fail"
+    assert fraction_below_verdict("f", 0.88, 0.05, 1.0, 0.05).verdict == "inconclusive"
+    assert spread_below_verdict("s", 0.2, 1.0, 16, 16).verdict == "pass"
+    assert spread_below_verdict("s", 2.0, 1.0, 16, 16).verdict == "fail"
+    assert spread_below_verdict("s", 0.95, 1.0, 6, 6).verdict == "inconclusive"
+    assert spread_below_verdict("s", 0.5, 0.0, 6, 6).verdict == "inconclusive"

@@ -60,7 +60,8 @@ from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
                                    cost_floor, equal_verdict, exponent_verdict,
-                                   record_comparison, upper_bound_verdict)
+                                   record_comparison, upper_bound_verdict,
+                                   vanishing_order_verdict)
 
 PAPER = "khanduri"
 
@@ -1382,9 +1383,8 @@ def judge_assump33_independent(predicted, m):
     rates, judged as an exponent claimed exactly (exponent_verdict). 'Made only for
     simplicity': the order in eta = beta of the bias the shared sample puts into (7) along that
     schedule; the guarantee bears it if it vanishes faster than eta^(1/2) (its square then below
-    the theorem's O(1/sqrt(KT)), as eta ~ sqrt(K/T)). That part passes when every local slope of
-    the bias against eta exceeds the predicted order and fails when one does not; a bias at
-    rounding level everywhere passes (none to bear)."""
+    the theorem's O(1/sqrt(KT)), as eta ~ sqrt(K/T)): vanishing_order_verdict, a bias at
+    rounding level everywhere passing (none to bear)."""
     v = m.values
     ratio = v["rates"]["ratio"]["T"]
     rv = exponent_verdict(ratio, predicted["rate difference"], max_width=v["max_width"])
@@ -1393,19 +1393,16 @@ def judge_assump33_independent(predicted, m):
               "predicted": predicted["rate difference"], "r2": ratio.r2,
               "n_points": ratio.n_points, "n_seeds": ratio.n_seeds, "reason": rv.reason}]
     bias, want = v["bias"], predicted["shared-sample bias order"]
-    slopes, rel = bias["local_slopes"], bias["relative_bias"]
-    none = max(rel) <= _BIAS_ROUNDING
-    ok = none or min(slopes) > want
+    rel = bias["relative_bias"]
+    bv = vanishing_order_verdict("the shared sample's bias relative to the noise scale, against "
+                                 f"eta (T = {bias['T'][-1]} down to {bias['T'][0]})",
+                                 bias["etas"], rel, want, zero=_BIAS_ROUNDING)
+    slopes = bias["local_slopes"]
     parts.append({"part": "order in eta (= beta) of the shared sample's bias (KL-DRO, "
                           "one-sample minibatch, at Phi's stationary point)",
-                  "verdict": "pass" if ok else "fail", "slope": min(slopes),
+                  "verdict": bv.verdict, "slope": min(slopes),
                   "interval": [min(slopes), max(slopes)], "predicted": want,
-                  "reason": ("no bias above rounding" if none else
-                             "local slopes of log bias against log eta "
-                             + ", ".join(f"{x:.2f}" for x in slopes)
-                             + f" from T = {bias['T'][0]} to {bias['T'][-1]}: "
-                             + ("every one" if ok else "not every one")
-                             + f" above {want:g} (a deterministic computation: no interval)")})
+                  "reason": bv.reason})
     rows = []
     for i, T in enumerate(bias["T"]):
         rows.append(f"T={T} (eta = beta = {bias['etas'][i]:.4g}): bias {rel[i]:.3g} of the "

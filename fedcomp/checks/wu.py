@@ -576,22 +576,18 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
                     f"{a2['acc_mean']:.4f} (difference {diff:+.4f})")
 
     def stable():
-        from scipy.stats import f as fdist
+        from fedcomp.rates.verdict import fraction_below_verdict, spread_below_verdict
         base, calls = st["fcsg"], {}
         for beta, r in st["fcsg-m"].items():
-            # 'at least 10 % below FCSG's', each with its uncertainty: the spread by the F
-            # distribution of (sd_M / (0.9 sd_F))^2 over S - 1 and S - 1 degrees of freedom
-            # (one-sided 5 %), the fluctuation by 3 standard errors of fl_M - 0.9 fl_F
-            ratio = (r["acc_sd"] / (0.9 * base["acc_sd"])) ** 2
-            sd_below = fdist.cdf(ratio, S - 1, S - 1) < 0.05
-            sd_not = fdist.sf(ratio, S - 1, S - 1) < 0.05
-            d = r["phi_fluct"] - 0.9 * base["phi_fluct"]
-            se_d = 3 * math.hypot(r["phi_fluct_se"], 0.9 * base["phi_fluct_se"])
+            # 'at least 10 % below FCSG's', each with its uncertainty
+            sd = spread_below_verdict("accuracy spread", r["acc_sd"], base["acc_sd"], S, S)
+            fl = fraction_below_verdict("Phi fluctuation", r["phi_fluct"], r["phi_fluct_se"],
+                                        base["phi_fluct"], base["phi_fluct_se"])
             se = 3 * math.hypot(r["acc_sd"], base["acc_sd"]) / math.sqrt(S)
             worse = r["acc_mean"] < base["acc_mean"] - se
-            if sd_below and d < -se_d and not worse:
+            if sd.verdict == "pass" and fl.verdict == "pass" and not worse:
                 calls[beta] = True
-            elif sd_not or d > se_d or worse:
+            elif "fail" in (sd.verdict, fl.verdict) or worse:
                 calls[beta] = False
             else:
                 calls[beta] = None

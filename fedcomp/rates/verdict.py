@@ -46,6 +46,10 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
 * :func:`step_limit` -- whether a deterministic gap vanishes as the step size eta -> 0 (Theorem
   4.1's sense of failure: a limit bounded away from 0 for every small eta) or stays: from the
   log-log slope of the gap on a grid of eta and its extrapolation to eta = 0.
+* :func:`vanishing_order_verdict` -- a computed (deterministic) quantity vanishing faster than
+  x^p as x -> 0, from its local slopes.
+* :func:`fraction_below_verdict`, :func:`spread_below_verdict` -- "at least 10 % below" for two
+  means with standard errors (3 of them either way) and for two spreads (an F test).
 * :func:`combine` -- several parts: fail if any fails, pass if all pass, else inconclusive.
 
 Every rule returns ``inconclusive`` (never pass, never fail) when a number it compares is NaN
@@ -524,6 +528,62 @@ def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True) 
                              rise.low, rise.high, rise.mean, rise.n),
             ordering_verdict(f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
                              f"{keys[-2]} -> {keys[-1]})", sat.low, sat.high, sat.mean, sat.n)]
+
+
+def vanishing_order_verdict(name: str, x, values, order: float,
+                            zero: float = 1e-9) -> Verdict:
+    """"`name` vanishes faster than x^order as x -> 0", from values computed (not sampled) at the
+    points x: pass when every local slope of log value against log x between neighbouring
+    points (sorted by x) exceeds `order`, fail when one is at or below it (the quantity does not
+    fall that fast there); a quantity at or below `zero` at every point passes (nothing to
+    vanish). Inconclusive with fewer than two points or a non-finite value."""
+    x = np.asarray(x, dtype=float)
+    v = np.asarray(values, dtype=float)
+    if x.size < 2 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))) \
+            or not math.isfinite(order):
+        return Verdict("inconclusive", f"{name}: fewer than two points or a non-finite number")
+    if np.all(np.abs(v) <= zero):
+        return Verdict("pass", f"{name}: at most {zero:g} at every point (nothing to vanish)")
+    i = np.argsort(x)
+    x, v = x[i], np.abs(v[i])
+    with np.errstate(divide="ignore"):
+        s = np.diff(np.log(v)) / np.diff(np.log(x))
+    ok = bool(np.all(s > order))
+    return Verdict("pass" if ok else "fail",
+                   f"{name}: local slopes against log x, smallest x first, "
+                   + ", ".join(f"{z:.2f}" for z in s) + ": "
+                   + ("every one" if ok else "not every one") + f" above {order:g} (computed, "
+                   f"not sampled: no interval)")
+
+
+def fraction_below_verdict(name: str, a: float, a_se: float, b: float, b_se: float,
+                           fraction: float = 0.9) -> Verdict:
+    """"a is at least (1 - fraction) below b", i.e. a <= fraction b, for two means with their
+    standard errors: pass when a - fraction b lies more than 3 standard errors below 0, fail
+    when it lies more than 3 above, inconclusive between."""
+    d = a - fraction * b
+    se = 3 * math.hypot(a_se, fraction * b_se)
+    if not all(math.isfinite(z) for z in (a, a_se, b, b_se, fraction)):
+        return Verdict("inconclusive", f"{name}: a number compared is not finite")
+    verdict = "pass" if d < -se else "fail" if d > se else "inconclusive"
+    return Verdict(verdict, f"{name}: {a:.3g} against {fraction:g} x {b:.3g} (difference "
+                            f"{d:+.2g}, 3 standard errors {se:.2g})")
+
+
+def spread_below_verdict(name: str, sd_a: float, sd_b: float, n_a: int, n_b: int,
+                         fraction: float = 0.9, level: float = 0.05) -> Verdict:
+    """"a's spread is at most `fraction` of b's", for two sample standard deviations of n_a and
+    n_b values: the F test of the variance ratio (sd_a / (fraction sd_b))^2 on (n_a - 1, n_b - 1)
+    degrees of freedom, one-sided at `level` each way: pass when the ratio is significantly below
+    1, fail when significantly above, inconclusive between."""
+    from scipy.stats import f as fdist
+    if not (sd_b > 0 and n_a > 1 and n_b > 1 and math.isfinite(sd_a)):
+        return Verdict("inconclusive", f"{name}: too few values or a zero or non-finite spread")
+    r = (sd_a / (fraction * sd_b)) ** 2
+    lo, hi = fdist.cdf(r, n_a - 1, n_b - 1), fdist.sf(r, n_a - 1, n_b - 1)
+    verdict = "pass" if lo < level else "fail" if hi < level else "inconclusive"
+    return Verdict(verdict, f"{name}: sd {sd_a:.3g} against {fraction:g} x {sd_b:.3g} (F test "
+                            f"of the variance ratio, one-sided p {min(lo, hi):.2g})")
 
 
 def combine(verdicts: list[str]) -> str:

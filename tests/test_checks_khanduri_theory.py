@@ -327,8 +327,13 @@ def test_remark45_comparison_and_remark54(run):
     assert res.verdict == "pass", res.detail
     assert res.measured["parameters"]["DS-FedDRO"][-2:] == ["server_lr_x", "server_lr_y"]
     assert "(server_lr_x, server_lr_y;" in res.detail
+    # the derivations state implications only; the remark about the algorithms rests on the
+    # theorems' claims too (Theorem 4.3 directly, Theorem 5.2 through Corollary 5.3)
     assert set(get("khanduri.rem5.4").depends_on) == {"khanduri.cor4.4.derivation",
-                                                      "khanduri.cor5.3.derivation"}
+                                                      "khanduri.cor5.3.derivation",
+                                                      "khanduri.thm4.3", "khanduri.cor5.3"}
+    assert get("khanduri.cor5.3.derivation").depends_on == ()
+    assert get("khanduri.cor4.4.derivation").depends_on == ()
 
 
 def test_distributed_f_extension_without_extra_communication_is_biased(run, measure_quick):

@@ -1804,8 +1804,9 @@ RATE_CLAIMS = [
           kind="complexity",
           predicted={"per client samples": "eps**-2/K", "total samples": "eps**-2",
                      "rounds": "eps**(-3/2)", "batch": "1"},
-          reading="model-averaging rounds T/I (sympy, fedcomp.theory.complexity)" + _ANCHORED,
-          depends_on=("khanduri.thm4.3",),
+          reading="model-averaging rounds T/I (sympy, fedcomp.theory.complexity)" + _ANCHORED
+                  + "; the implication only (whether Theorem 4.3 holds is khanduri.thm4.3, which "
+                    "the claims built on this one depend on)",
           check=Check(_derivation("feddro"), judge_derivation,
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),
     Claim(id="khanduri.rem4.5", paper="khanduri", location="Remark 4.5",
@@ -1857,8 +1858,9 @@ RATE_CLAIMS = [
           predicted={"per client samples": "eps**-2/K", "total samples": "eps**-2",
                      "rounds": "eps**-1", "batch": "1"},
           reading="algebra from the theorem's bound and its eta, I; gamma_x enters only through "
-                  "the theorem (which fails in measurement with it: khanduri.thm5.2)",
-          depends_on=("khanduri.thm5.2",),
+                  "the theorem (which fails in measurement with it: khanduri.thm5.2); the "
+                  "implication only (the claims built on this one depend on khanduri.thm5.2 "
+                  "through khanduri.cor5.3)",
           check=Check(_derivation("ds-feddro"), judge_derivation,
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),
 ]
@@ -2519,8 +2521,8 @@ def _rem45_claim(cid: str, reading: str, feddro: str, rounds: str, notes: str = 
     return Claim(id=cid, paper=PAPER, location="Remark 4.5, first sentence",
                  statement=_REM45_STATEMENT, kind="complexity", predicted=_REM45_COMPARISON,
                  reading=f"{reading}; {_REM45_COMPARED}",
-                 depends_on=("khanduri.cor4.4.derivation", "khanduri.table1.comfedl",
-                             "khanduri.table1.local-scgdm"),
+                 depends_on=("khanduri.cor4.4.derivation", "khanduri.thm4.3",
+                             "khanduri.table1.comfedl", "khanduri.table1.local-scgdm"),
                  notes=notes,
                  check=Check(measure_rem45_comparison, _judge_rem45_comparison(feddro, rounds),
                              _REM45_WRONG))
@@ -2643,7 +2645,8 @@ CLAIMS += [
                   "against K^-1 eps^-2, the same ordering); it rests on Theorem 5.2, which "
                   "fails in measurement with its printed gamma_x (khanduri.thm5.2); Assumption "
                   "5.1 is qualitative and not judged",
-          depends_on=("khanduri.cor4.4.derivation", "khanduri.cor5.3.derivation"),
+          depends_on=("khanduri.cor4.4.derivation", "khanduri.cor5.3.derivation",
+                      "khanduri.thm4.3", "khanduri.cor5.3"),
           check=Check(measure_rem54, judge_rem54,
                       combine_wrong(each([(REM54_KEY,)], lambda v: v - 1),
                                     each([(REM54_KEY,)], lambda v: v + 1),

@@ -44,7 +44,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numba as nb
 import numpy as np
 
 from fedcomp.rates import schedules as S
@@ -439,33 +438,6 @@ def _stationary_point(problem) -> np.ndarray:
     return r.x
 
 
-@nb.njit(cache=True, error_model="numpy")
-def _one_sample_expectations(g_value, g_vjp, f_grad, one, data, lo, hi, xp, gi, gk, gkp, gbar,
-                             beta, K, shared):
-    """For :func:`shared_sample_bias` (d_g = 1): over the one-sample clients lo..hi-1 of `one`
-    (the samples zeta of client k), shared <- E_zeta[grad g(xp; zeta) grad f(ybar(zeta))] and
-    the return value E_zeta[grad f(ybar(zeta))], with ybar(zeta) = gbar + ((g(xp; zeta) - g_k(xp))
-    - (1 - beta)(g(x; zeta) - g_k(x))) / K (gi: the g(x; zeta), gk: g_k(x), gkp: g_k(xp)); the
-    problem's own oracles, passed in."""
-    val, fg, y, ones = np.zeros(1), np.zeros(1), np.zeros(1), np.ones(1)
-    jac = np.zeros(xp.shape[0])
-    key = np.uint64(0)
-    for q in range(shared.shape[0]):
-        shared[q] = 0.0
-    mean_grad = 0.0
-    for j in range(hi - lo):
-        g_value(one, lo + j, xp, key, True, val)
-        g_vjp(one, lo + j, xp, ones, key, True, jac)
-        y[0] = gbar[0] + ((val[0] - gkp[0]) - (1.0 - beta) * (gi[j, 0] - gk[0])) / K
-        f_grad(data, 0, y, fg)
-        for q in range(shared.shape[0]):
-            shared[q] += fg[0] * jac[q]
-        mean_grad += fg[0]
-    for q in range(shared.shape[0]):
-        shared[q] /= hi - lo
-    return mean_grad / (hi - lo)
-
-
 def shared_sample_bias(problem, x, steps) -> dict:
     """The bias FedDRO's shared sample puts into the expected direction (7) of one iteration on
     a KL-DRO problem, for a minibatch of one sample (every expectation is then a mean over the
@@ -496,6 +468,7 @@ def shared_sample_bias(problem, x, steps) -> dict:
     are checked against the client's exact g_k and grad g_k. About 3 m^2 oracle calls per client
     and step (m samples per client), the inner m in one compiled loop."""
     from fedcomp.problems import KLDRO
+    from fedcomp.rates._kl_bias import one_sample_expectations
     if type(problem) is not KLDRO:
         raise ValueError(f"problem must be a KLDRO (its one-sample copies need its lam and "
                          f"shift), got {type(problem).__name__}")
@@ -539,9 +512,9 @@ def shared_sample_bias(problem, x, steps) -> dict:
             acc = np.zeros(d)
             for dk in di:
                 xp = x - eta * dk
-                mean_grad = _one_sample_expectations(
-                    km.g_value, km.g_vjp, km.f_grad, one.data, problem.data, lo, hi, xp, gi,
-                    gk[k], value(problem, k, xp), gbar, float(beta), float(K), shared)
+                mean_grad = one_sample_expectations(one.data, problem.data, lo, hi, xp, gi,
+                                                    gk[k], value(problem, k, xp), gbar,
+                                                    float(beta), float(K), shared)
                 acc += shared - vjp(problem, k, xp, np.array([mean_grad]))
             acc /= len(di)
             rel[s, k] = np.linalg.norm(acc) / noise

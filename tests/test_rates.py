@@ -424,25 +424,42 @@ def test_diverged_runs_are_named_with_their_iteration():
     assert diverged_text([]) == "" and diverged_runs(runs[:1]) == []
 
 
-def test_vanishing_order_verdict_reads_local_slopes():
+def test_vanishing_order_verdict_reads_settled_local_slopes():
     from fedcomp.rates.verdict import vanishing_order_verdict
-    etas = [0.04, 0.02, 0.01, 0.005]
-    linear = [3 * e + 2 * e * e for e in etas]            # order 1, slopes just above 1
+    etas = [0.04, 0.02, 0.01, 0.005, 0.0025]
+    linear = [3 * e + 2 * e * e for e in etas]            # order 1, settled at the small end
     assert vanishing_order_verdict("b", etas, linear, 0.5).verdict == "pass"
     assert vanishing_order_verdict("b", etas, linear, 1.5).verdict == "fail"
     root = [e ** 0.5 for e in etas]                        # order 1/2 exactly: not faster
     assert vanishing_order_verdict("b", etas, root, 0.5).verdict == "fail"
-    assert vanishing_order_verdict("b", etas, [1e-12] * 4, 0.5).verdict == "pass"
-    assert vanishing_order_verdict("b", etas, [1.0, math.nan, 1.0, 1.0],
+    # still bending at the small end (a sharp change of regime there): not settled
+    bent = [e if e > 0.004 else 30 * e ** 2 for e in etas]
+    assert vanishing_order_verdict("b", etas, bent, 0.5).verdict == "inconclusive"
+    assert vanishing_order_verdict("b", etas, [1e-12] * 5, 0.5).verdict == "pass"
+    assert vanishing_order_verdict("b", etas, [0.0, 0.0, 1e-3, 1e-2, 0.1],
+                                   0.5).verdict == "inconclusive"   # zero at some points only
+    assert vanishing_order_verdict("b", etas, [1.0, math.nan, 1.0, 1.0, 1.0],
                                    0.5).verdict == "inconclusive"
+    assert vanishing_order_verdict("b", etas, [-1.0] * 5, 0.5).verdict == "inconclusive"
 
 
-def test_fraction_and_spread_below_verdicts_need_the_evidence_either_way():
-    from fedcomp.rates.verdict import fraction_below_verdict, spread_below_verdict
-    assert fraction_below_verdict("f", 0.5, 0.01, 1.0, 0.01).verdict == "pass"
-    assert fraction_below_verdict("f", 1.0, 0.01, 1.0, 0.01).verdict == "fail"
-    assert fraction_below_verdict("f", 0.88, 0.05, 1.0, 0.05).verdict == "inconclusive"
-    assert spread_below_verdict("s", 0.2, 1.0, 16, 16).verdict == "pass"
-    assert spread_below_verdict("s", 2.0, 1.0, 16, 16).verdict == "fail"
-    assert spread_below_verdict("s", 0.95, 1.0, 6, 6).verdict == "inconclusive"
-    assert spread_below_verdict("s", 0.5, 0.0, 6, 6).verdict == "inconclusive"
+def test_paired_below_verdicts_need_the_evidence_either_way():
+    from fedcomp.rates.verdict import paired_fraction_below_verdict, paired_spread_below_verdict
+    rng = np.random.default_rng(2)
+    b = 1.0 + 0.1 * rng.standard_normal(12)
+    # a seed-paired copy at half b, at b itself (not 10 % below) and just under 0.9 b
+    assert paired_fraction_below_verdict("f", 0.5 * b, b).verdict == "pass"
+    assert paired_fraction_below_verdict("f", b + 1e-3 * rng.standard_normal(12),
+                                         b).verdict == "fail"
+    near = 0.9 * b + 0.05 * rng.standard_normal(12)
+    assert paired_fraction_below_verdict("f", near, b).verdict == "inconclusive"
+    assert paired_fraction_below_verdict("f", [0.5, math.nan], [1.0, 1.0]).verdict \
+        == "inconclusive"                                    # one finite pair: no interval
+    # spreads: the pairing detects equal spreads that separate samples could not
+    noise = rng.standard_normal(16)
+    assert paired_spread_below_verdict("s", 0.3 * noise, noise).verdict == "pass"
+    assert paired_spread_below_verdict("s", noise + 1e-3 * rng.standard_normal(16),
+                                       noise).verdict == "fail"
+    assert paired_spread_below_verdict("s", 0.9 * noise + 0.01 * rng.standard_normal(16),
+                                       noise).verdict == "inconclusive"
+    assert paired_spread_below_verdict("s", [1.0, 2.0], [1.0, 3.0]).verdict == "inconclusive"

@@ -96,18 +96,21 @@ def rate_plot(table, over: str = "T", predicted: float = -0.5,
 
 
 def algorithms_plot(tables: dict, over: str = "T", predicted: float = -0.5, title: str = "",
-                    quantity: str = "avg_grad_sq", **fixed):
+                    quantity: str = "avg_grad_sq", paired: bool = False, **fixed):
     """`quantity` against `over` for each algorithm of `tables` (algorithm name -> its sweep's
     table): seed means with their 95 % bootstrap intervals, the fitted line and its slope in the
-    legend, and the theory's slope drawn through the first algorithm's fit. With two algorithms
-    run on the same grid and seeds, a lower panel shows the second's quantity over the first's,
+    legend, and the theory's slope drawn through the first algorithm's fit. With ``paired`` (two
+    algorithms run on the same grid and seeds), a lower panel shows the second's quantity over the
+    first's,
     paired by seed (:func:`fedcomp.rates.analysis.paired_ratio_fit`), with its 95 % intervals,
     the fitted slope (the difference of the two exponents) and the line of equal values."""
     from fedcomp.figures import style
     from fedcomp.rates.analysis import exponent, paired_ratio_fit
     plt = _plt()
     names = list(tables)
-    if len(names) == 2:
+    if paired:
+        if len(names) != 2:
+            raise ValueError(f"paired needs exactly two algorithms, got {len(names)}")
         fig, (ax, axr) = plt.subplots(2, 1, figsize=(6, 5.6), sharex=True,
                                       gridspec_kw={"height_ratios": [3, 1.3]})
     else:

@@ -45,9 +45,15 @@ def paired_ratio_fit(a, b, over: str = "T", quantity: str = "avg_grad_sq", **fix
     grid point with its 95 % interval."""
     x, va = matrix(a, over, quantity, **fixed)
     xb, vb = matrix(b, over, quantity, **fixed)
-    if list(x) != list(xb) or sorted(a["seed"].unique()) != sorted(b["seed"].unique()) \
-            or va.shape != vb.shape:
+
+    def seeds(t):
+        for k, v in fixed.items():
+            t = t[t[k] == v]
+        return sorted(t["seed"].unique())
+    if list(x) != list(xb) or seeds(a) != seeds(b) or va.shape != vb.shape:
         raise ValueError(f"paired_ratio_fit needs the same {over} grid and seeds in both sweeps")
+    lost = ~(np.isfinite(va) & np.isfinite(vb))     # a pair with a missing run is left out
+    va, vb = np.where(lost, np.nan, va), np.where(lost, np.nan, vb)
 
     def ratio(idx):
         with np.errstate(all="ignore"):

@@ -356,11 +356,13 @@ def _cell(acc, fl, diverged) -> dict:
     out = {"diverged_at": diverged, "finite_seeds": ok}
     if ok == 0:
         return {**out, "acc_mean": None, "acc_se": None, "acc_sd": None, "phi_fluct": None,
-                "phi_fluct_se": None}
+                "acc_seeds": None, "phi_fluct_seeds": None}
+    # per seed as well (NaN where a run diverged): the arms run on the same seeds, so a
+    # comparison between them is paired
     return {**out, "acc_mean": float(np.nanmean(acc)),
             "acc_se": float(np.nanstd(acc) / math.sqrt(ok)), "acc_sd": float(np.nanstd(acc)),
-            "phi_fluct": float(np.nanmean(fl)),
-            "phi_fluct_se": float(np.nanstd(fl) / math.sqrt(ok))}
+            "phi_fluct": float(np.nanmean(fl)), "acc_seeds": [float(v) for v in acc],
+            "phi_fluct_seeds": [float(v) for v in fl]}
 
 
 def sec51_table(profile: str, out_dir: Path) -> dict:

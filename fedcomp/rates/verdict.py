@@ -48,8 +48,9 @@ Every rule can fail in the direction the claim forbids, and says when a pass is 
   log-log slope of the gap on a grid of eta and its extrapolation to eta = 0.
 * :func:`vanishing_order_verdict` -- a computed (deterministic) quantity vanishing faster than
   x^p as x -> 0, from its local slopes.
-* :func:`fraction_below_verdict`, :func:`spread_below_verdict` -- "at least 10 % below" for two
-  means with standard errors (3 of them either way) and for two spreads (an F test).
+* :func:`paired_fraction_below_verdict`, :func:`paired_spread_below_verdict` -- "at least 10 %
+  below" for values paired by seed: in the mean (a t interval of the paired differences) and in
+  the spread (the Pitman-Morgan test).
 * :func:`combine` -- several parts: fail if any fails, pass if all pass, else inconclusive.
 
 Every rule returns ``inconclusive`` (never pass, never fail) when a number it compares is NaN
@@ -530,60 +531,92 @@ def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True) 
                              f"{keys[-2]} -> {keys[-1]})", sat.low, sat.high, sat.mean, sat.n)]
 
 
-def vanishing_order_verdict(name: str, x, values, order: float,
-                            zero: float = 1e-9) -> Verdict:
-    """"`name` vanishes faster than x^order as x -> 0", from values computed (not sampled) at the
-    points x: pass when every local slope of log value against log x between neighbouring
-    points (sorted by x) exceeds `order`, fail when one is at or below it (the quantity does not
-    fall that fast there); a quantity at or below `zero` at every point passes (nothing to
-    vanish). Inconclusive with fewer than two points or a non-finite value."""
+def vanishing_order_verdict(name: str, x, values, order: float, zero: float = 1e-9,
+                            settle: float = 0.1) -> Verdict:
+    """"`name` vanishes faster than x^order as x -> 0", from non-negative magnitudes computed (not
+    sampled) at the points x. The order is read where x is smallest: pass when the local slopes
+    of log value against log x between the three smallest points agree within `settle` (the
+    curve has settled, as :func:`regime` asks of a rate) and the one at the smallest x exceeds
+    `order`; fail when they have settled at or below it; inconclusive when they have not
+    settled (extend the grid), with fewer than three points, a negative or non-finite value,
+    or values at or below the absolute threshold `zero` at some points only. Values at or below
+    `zero` everywhere pass (nothing to vanish)."""
     x = np.asarray(x, dtype=float)
     v = np.asarray(values, dtype=float)
-    if x.size < 2 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))) \
-            or not math.isfinite(order):
-        return Verdict("inconclusive", f"{name}: fewer than two points or a non-finite number")
-    if np.all(np.abs(v) <= zero):
+    if x.size < 3 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))) \
+            or not math.isfinite(order) or np.any(v < 0):
+        return Verdict("inconclusive", f"{name}: fewer than three points, or a negative or "
+                                       f"non-finite number")
+    small = v <= zero
+    if np.all(small):
         return Verdict("pass", f"{name}: at most {zero:g} at every point (nothing to vanish)")
+    if np.any(small):
+        return Verdict("inconclusive", f"{name}: at most {zero:g} at some points only")
     i = np.argsort(x)
-    x, v = x[i], np.abs(v[i])
-    with np.errstate(divide="ignore"):
-        s = np.diff(np.log(v)) / np.diff(np.log(x))
-    ok = bool(np.all(s > order))
+    x, v = x[i], v[i]
+    s = np.diff(np.log(v)) / np.diff(np.log(x))
+    text = (f"{name}: local slopes against log x, smallest x first, "
+            + ", ".join(f"{z:.2f}" for z in s))
+    if abs(s[0] - s[1]) > settle:
+        return Verdict("inconclusive", f"{text}: not settled at the small end (the first two "
+                                       f"differ by more than {settle:g}; extend the grid)")
+    ok = bool(s[0] > order)
     return Verdict("pass" if ok else "fail",
-                   f"{name}: local slopes against log x, smallest x first, "
-                   + ", ".join(f"{z:.2f}" for z in s) + ": "
-                   + ("every one" if ok else "not every one") + f" above {order:g} (computed, "
-                   f"not sampled: no interval)")
+                   f"{text}: settled at the small end, {s[0]:.2f} "
+                   + ("above" if ok else "not above") + f" {order:g} (computed, not sampled: "
+                   f"no interval)")
 
 
-def fraction_below_verdict(name: str, a: float, a_se: float, b: float, b_se: float,
-                           fraction: float = 0.9) -> Verdict:
-    """"a is at least (1 - fraction) below b", i.e. a <= fraction b, for two means with their
-    standard errors: pass when a - fraction b lies more than 3 standard errors below 0, fail
-    when it lies more than 3 above, inconclusive between."""
+def _pairs(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    keep = np.isfinite(a) & np.isfinite(b)
+    return a[keep], b[keep]
+
+
+def paired_fraction_below_verdict(name: str, a, b, fraction: float = 0.9,
+                                  level: float = 0.05) -> Verdict:
+    """"a is at most `fraction` of b" in the mean, from values paired by seed (a pair with a
+    non-finite value is left out): the two-sided 1 - `level` t interval of the mean of
+    a - fraction b; pass when it lies below 0, fail when it lies above, inconclusive when it
+    contains 0 or fewer than two pairs remain."""
+    from scipy import stats
+    a, b = _pairs(a, b)
+    if a.size < 2 or not math.isfinite(fraction):
+        return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
     d = a - fraction * b
-    se = 3 * math.hypot(a_se, fraction * b_se)
-    if not all(math.isfinite(z) for z in (a, a_se, b, b_se, fraction)):
-        return Verdict("inconclusive", f"{name}: a number compared is not finite")
-    verdict = "pass" if d < -se else "fail" if d > se else "inconclusive"
-    return Verdict(verdict, f"{name}: {a:.3g} against {fraction:g} x {b:.3g} (difference "
-                            f"{d:+.2g}, 3 standard errors {se:.2g})")
+    sem = float(np.std(d, ddof=1) / math.sqrt(d.size))
+    mean = float(d.mean())
+    lo, hi = (mean, mean) if sem == 0 else stats.t.interval(1 - level, d.size - 1, loc=mean,
+                                                            scale=sem)
+    verdict = "pass" if hi < 0 else "fail" if lo > 0 else "inconclusive"
+    return Verdict(verdict, f"{name}: mean {a.mean():.3g} against {fraction:g} x {b.mean():.3g}, "
+                            f"paired difference {mean:+.2g} [{lo:+.2g}, {hi:+.2g}] "
+                            f"({100 * (1 - level):.3g} %, {d.size} pairs)")
 
 
-def spread_below_verdict(name: str, sd_a: float, sd_b: float, n_a: int, n_b: int,
-                         fraction: float = 0.9, level: float = 0.05) -> Verdict:
-    """"a's spread is at most `fraction` of b's", for two sample standard deviations of n_a and
-    n_b values: the F test of the variance ratio (sd_a / (fraction sd_b))^2 on (n_a - 1, n_b - 1)
-    degrees of freedom, one-sided at `level` each way: pass when the ratio is significantly below
-    1, fail when significantly above, inconclusive between."""
-    from scipy.stats import f as fdist
-    if not (sd_b > 0 and n_a > 1 and n_b > 1 and math.isfinite(sd_a)):
-        return Verdict("inconclusive", f"{name}: too few values or a zero or non-finite spread")
-    r = (sd_a / (fraction * sd_b)) ** 2
-    lo, hi = fdist.cdf(r, n_a - 1, n_b - 1), fdist.sf(r, n_a - 1, n_b - 1)
-    verdict = "pass" if lo < level else "fail" if hi < level else "inconclusive"
-    return Verdict(verdict, f"{name}: sd {sd_a:.3g} against {fraction:g} x {sd_b:.3g} (F test "
-                            f"of the variance ratio, one-sided p {min(lo, hi):.2g})")
+def paired_spread_below_verdict(name: str, a, b, fraction: float = 0.9,
+                                level: float = 0.05) -> Verdict:
+    """"a's spread is at most `fraction` of b's", from values paired by seed: the Pitman-Morgan
+    test. With X = a and Y = fraction b, var X < var Y exactly when corr(X + Y, X - Y) < 0;
+    t = r sqrt((n - 2) / (1 - r^2)) on n - 2 degrees of freedom, two-sided at `level`: pass when r
+    is significantly negative, fail when significantly positive, inconclusive otherwise or with
+    fewer than three pairs. (It assumes X and Y jointly normal.)"""
+    from scipy import stats
+    a, b = _pairs(a, b)
+    if a.size < 3 or not math.isfinite(fraction):
+        return Verdict("inconclusive", f"{name}: fewer than three finite pairs")
+    x, y = a, fraction * b
+    u, w = x + y, x - y
+    if np.std(u) == 0 or np.std(w) == 0:
+        return Verdict("inconclusive", f"{name}: a constant sum or difference (no test)")
+    r = float(np.corrcoef(u, w)[0, 1])
+    n = a.size
+    t = r * math.sqrt((n - 2) / max(1e-300, 1 - r * r))
+    p = 2 * float(stats.t.sf(abs(t), n - 2))
+    verdict = "inconclusive" if p >= level else "pass" if r < 0 else "fail"
+    return Verdict(verdict, f"{name}: sd {np.std(x, ddof=1):.3g} against {fraction:g} x "
+                            f"{np.std(b, ddof=1):.3g} (Pitman-Morgan r {r:+.2f}, p {p:.2g}, "
+                            f"{n} pairs)")
 
 
 def combine(verdicts: list[str]) -> str:

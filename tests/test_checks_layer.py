@@ -386,3 +386,31 @@ def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
     r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
     assert next(p for p in r.measured["parts"] if p["part"].startswith("d >> d_g"))[
         "verdict"] == "fail"
+
+
+def test_claims_built_on_an_implication_rest_on_its_premise():
+    """An implication-only claim ('Corollary 5.3 follows from Theorem 5.2') lists its premise in
+    `premise`, not in `depends_on`, so that its own verdict is the implication's; every claim
+    built on it that is not itself an implication must then depend on the premise (directly or
+    further up), or it could pass while the theorem it needs fails."""
+    claims = {c.id: c for c in checks.all_claims()}
+
+    def above(cid, seen=None):
+        seen = set() if seen is None else seen
+        for d in claims[cid].depends_on:
+            if d not in seen:
+                seen.add(d)
+                above(d, seen)
+        return seen
+    implications = [c for c in claims.values() if c.premise]
+    assert {"khanduri.cor4.4.derivation", "khanduri.cor5.3.derivation"} \
+        <= {c.id for c in implications}
+    for c in claims.values():
+        for d in c.depends_on:
+            if claims[d].premise and not c.premise:
+                missing = set(claims[d].premise) - above(c.id)
+                assert not missing, (c.id, "rests on the implication", d, "but not on", missing)
+    with pytest.raises(ValueError, match="does not depend on its premise"):
+        checks.Claim(id="khanduri.x", paper="khanduri", location="-", statement="-",
+                     kind="rate", predicted={"T": -0.5}, not_checked="x" * 30,
+                     depends_on=("khanduri.thm4.3",), premise=("khanduri.thm4.3",))

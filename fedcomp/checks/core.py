@@ -139,6 +139,10 @@ class Claim:
     not_checked: str = ""
     notes: str = ""
     predicted_by: str = "paper"
+    #: for a claim that states an implication only ("Corollary 5.3 follows from Theorem 5.2"):
+    #: the claims it does not assert (its premises), which it does not depend on; a claim about
+    #: the algorithm built on it must depend on them itself (tests/test_checks_layer.py)
+    premise: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -154,6 +158,11 @@ class Claim:
             raise ValueError(f"claim {self.id}: has a check and a not_checked reason: keep one")
         if not isinstance(self.depends_on, tuple):
             object.__setattr__(self, "depends_on", tuple(self.depends_on))
+        if not isinstance(self.premise, tuple):
+            object.__setattr__(self, "premise", tuple(self.premise))
+        if set(self.premise) & set(self.depends_on):
+            raise ValueError(f"claim {self.id}: an implication does not depend on its premise "
+                             f"{sorted(set(self.premise) & set(self.depends_on))}")
 
     @property
     def status(self) -> str:

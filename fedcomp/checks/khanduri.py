@@ -1819,6 +1819,7 @@ RATE_CLAIMS = [
           reading="model-averaging rounds T/I (sympy, fedcomp.theory.complexity)" + _ANCHORED
                   + "; the implication only (whether Theorem 4.3 holds is khanduri.thm4.3, which "
                     "the claims built on this one depend on)",
+          premise=("khanduri.thm4.3",),
           check=Check(_derivation("feddro"), judge_derivation,
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),
     Claim(id="khanduri.rem4.5", paper="khanduri", location="Remark 4.5",
@@ -1841,6 +1842,7 @@ RATE_CLAIMS = [
           predicted={"x floats": "eps**(-3/2)*d", "y floats": "eps**-2*d_g/K",
                      "crossover d": "d_g/(sqrt(eps)*K)"},
           depends_on=("khanduri.cor4.4.derivation",),
+          premise=("khanduri.thm4.3",),
           check=Check(_floats_derivation, judge_floats_derivation,
                       combine_wrong(times("eps**(1/2)", ("x floats",), ("y floats",)),
                               times("2", ("crossover d",))))),
@@ -1873,6 +1875,7 @@ RATE_CLAIMS = [
                   "the theorem (which fails in measurement with it: khanduri.thm5.2); the "
                   "implication only (the claims built on this one depend on khanduri.thm5.2 "
                   "through khanduri.cor5.3)",
+          premise=("khanduri.thm5.2",),
           check=Check(_derivation("ds-feddro"), judge_derivation,
                       times("eps**(1/2)", ("per client samples",), ("rounds",)))),
 ]

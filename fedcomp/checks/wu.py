@@ -318,6 +318,7 @@ def _implied_claim(cor: str, thm: str, params: str) -> Claim:
                 f"L_f^2 L_g^2/(NT)^(1/2) terms summed (wu.cor{cor}.constants is the other "
                 "reading: each printed coefficient equal to its own term's substitution)",
         notes=f"algebra on Theorem {thm}'s printed bound (no dependency on wu.thm{thm})",
+        premise=(f"wu.thm{thm}",),
         check=Check(measure_implied, _implied_judge(f"cor{cor}"), flipped((IMPLIED_KEY,))))
 
 
@@ -693,6 +694,7 @@ CLAIMS = [
                   "42 q^2, its supremum over q relative to q^2",
           notes="algebra on Theorem 4.1's printed bound: it holds or fails whatever the truth "
                 "of Theorem 4.1, so it does not depend on wu.thm4.1",
+          premise=("wu.thm4.1",),
           check=Check(measure_constants,
                       _constants_judge("cor4.2", "Theorem 4.1 with alpha = sqrt(N/T)/(6 S_F) "
                                                  "(forced by the printed first term), "
@@ -767,6 +769,7 @@ CLAIMS = [
           reading="each printed coefficient equals the one the substitution gives (B = 1, eta "
                   "read as alpha; the q-term's (1 + 1/N) at its largest, N = 1)",
           notes="algebra on Theorem 4.4's printed bound (no dependency on wu.thm4.4)",
+          premise=("wu.thm4.4",),
           check=Check(measure_constants,
                       _constants_judge("cor4.5", "Theorem 4.4 with alpha = sqrt(N/T)/(6 S_F), "
                                                  "q = (T/N^3)^(1/4), beta = 5 S_F alpha, B = 1"),
@@ -851,6 +854,7 @@ CLAIMS = [
           reading="each printed coefficient (units L_f^2 L_g^2/(NT)^(2/3)) equals the one the "
                   "substitution gives",
           notes="algebra on Theorem 4.7's printed bound (no dependency on wu.thm4.7)",
+          premise=("wu.thm4.7",),
           check=Check(measure_constants,
                       _constants_judge("cor4.8", "Theorem 4.7 with q = (T/N^2)^(1/3), "
                                                  "alpha = 1/(12 q S_F), beta = c alpha^2, "

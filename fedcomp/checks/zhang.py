@@ -1116,6 +1116,7 @@ CLAIMS += [
           reading="the orders of (16)'s terms as printed (the explicit constants 2/gamma_x and "
                   "24 C_g^2 L_f^2/(gamma_y mu) of the first two terms are not checked: their "
                   "proof is in the appendix, which our copy lacks)",
+          premise=("zhang.thm1",),
           check=Check(measure_terms, judge_terms,
                       shifted(("1/(eta T)", "T"), ("eta/K", "K"), ("(p eta)^2", "T"),
                               ("(p eta)^10", "K"))),

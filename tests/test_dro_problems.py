@@ -188,3 +188,19 @@ def test_a_huge_minibatch_runs_without_a_memo():
     assert km.run_data(small.data)[5].shape[0] == small.num_clients
     assert km.run_data(huge.data)[5].shape[0] == 0
     assert km.run_data(huge.data)[6].shape[0] == 0
+
+
+def test_inner_client_vjp_is_the_exact_jacobian_transposed():
+    """Problem.inner_client_vjp(k, x, v) = grad g_k(x) v: on LinearQuadratic A_k^T v exactly, on
+    KL-DRO the finite-difference Jacobian of inner_client, and a v of the wrong shape is named."""
+    import fedcomp
+    lq = fedcomp.problems.LinearQuadratic([[[1.0, 2.0], [0.0, 3.0]]], [[0.5, -1.0]])
+    assert np.array_equal(lq.inner_client_vjp(0, [0.3, 0.1], [2.0, -1.0]), [2.0, 1.0])
+    kl = fedcomp.problems.KLDRO.synthetic(lam=0.7, batch_size=4, num_clients=2,
+                                          samples_per_client=6, dim=3, seed=1)
+    x, h = np.array([0.2, -0.4, 0.1]), 1e-6
+    fd = [(kl.inner_client(1, x + h * e)[0] - kl.inner_client(1, x - h * e)[0]) / (2 * h)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(kl.inner_client_vjp(1, x, [1.0]), fd, rtol=1e-7)
+    with pytest.raises(ValueError, match="v"):
+        kl.inner_client_vjp(1, x, [1.0, 2.0])

@@ -60,7 +60,7 @@ from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
                                    cost_floor, equal_verdict, exponent_verdict,
-                                   record_comparison, upper_bound_verdict,
+                                   local_slopes, record_comparison, upper_bound_verdict,
                                    vanishing_order_verdict)
 
 PAPER = "khanduri"
@@ -1406,7 +1406,7 @@ def judge_assump33_independent(predicted, m):
     bv = vanishing_order_verdict("the shared sample's bias relative to the noise scale, against "
                                  f"eta (T = {bias['T'][-1]} down to {bias['T'][0]})",
                                  bias["etas"], rel, want, zero=_BIAS_ROUNDING)
-    slopes = bias["local_slopes"]
+    slopes = [float(z) for z in local_slopes(bias["etas"], rel)]   # T ascending
     parts.append({"part": "order in eta (= beta) of the shared sample's bias (KL-DRO, "
                           "one-sample minibatch, at Phi's stationary point)",
                   "verdict": bv.verdict, "slope": slopes[-1], "interval": [None, None],
@@ -2382,14 +2382,9 @@ def measure_assump32_dro(profile, out_dir) -> Measurement:
     from fedcomp.theory.constants import constants
     data = {"dim": 3, "num_clients": 2, "samples_per_client": 10, "seed": 0}
     kl, c2 = KLDRO.synthetic(**data), Chi2DRO.synthetic(**data)
-    zero, one, out = np.zeros(kl.dim), np.ones(1), np.empty(kl.dim)
-
-    def client_grad(p, k, x):
-        """grad g_k(x) (d_g = 1): the problem's exact g_vjp with v = 1."""
-        p.kernel_module.g_vjp(p.data, k, x, one, np.uint64(0), True, out)
-        return out.copy()
+    zero, one = np.zeros(kl.dim), np.ones(1)
     clients = range(kl.num_clients)
-    grads = [client_grad(c2, k, zero) for k in clients]
+    grads = [c2.inner_client_vjp(k, zero, one) for k in clients]   # grad g_k(0) (d_g = 1)
     gbar = np.mean(grads, axis=0)
     w = gbar / np.linalg.norm(gbar)
     s_k = [float(gk @ w) for gk in grads]
@@ -2401,7 +2396,7 @@ def measure_assump32_dro(profile, out_dir) -> Measurement:
                 for R in DRO_RADII]
     s = float(gbar @ w)
     c2_bound = [float((c2.inner(zero)[0] + R * s) / c2.lam) for R in DRO_RADII]
-    attained = [max(float(np.linalg.norm(client_grad(kl, j, R * w))) for j in clients)
+    attained = [max(float(np.linalg.norm(kl.inner_client_vjp(j, R * w, one))) for j in clients)
                 for R in DRO_RADII]
     boxes = {}
     for name, p in (("KL (4)", kl), ("chi-square (5)", c2)):

@@ -352,10 +352,12 @@ _COROLLARY_OF = {"thm4.4": "Corollary 4.5 (alpha = sqrt(N/T)/(6 S_F), B = 1)",
 def _momentum_check(name: str) -> Check:
     """The check of a reading of Theorem `name`'s momentum beta: against the beta its
     corollary's printed coefficients imply."""
-    return Check(measure_momentum, _momentum_judge(name, _COROLLARY_OF[name]), scaled(("beta",)))
+    return Check(measure_momentum, _momentum_judge(name), scaled(("beta",)))
 
 
-def _momentum_judge(name: str, corollary: str):
+def _momentum_judge(name: str):
+    corollary = _COROLLARY_OF[name]
+
     def judge(predicted, m: Measurement) -> CheckResult:
         v = m.values[name]
         if not v["agree"] or v["beta"] is None:

@@ -143,6 +143,14 @@ class Problem:
         self.kernel_module.g_value(self.data, int(k), self._check_x(x), np.uint64(0), True, out)
         return out
 
+    def inner_client_vjp(self, k: int, x, v) -> np.ndarray:
+        """grad g_k(x) v (the Jacobian of g_k transposed, applied to v of shape (d_g,)), exact,
+        shape (d,)."""
+        out = np.zeros(self.dim)
+        v = V.finite_array("v", v, shape=(self.inner_dim,))
+        self.kernel_module.g_vjp(self.data, int(k), self._check_x(x), v, np.uint64(0), True, out)
+        return out
+
     def describe(self) -> dict:
         """A JSON-friendly description (used in result tables and configuration hashes)."""
         return {"problem": self.name, "K": self.num_clients, "d": self.dim,

@@ -112,11 +112,9 @@ def sweep(name: str, profile: str) -> Sweep:
     if name == "feddro-lq-residual":
         return Sweep(name, LQ, _lq(4, 8), "feddro", S.theory_schedule("feddro"), line,
                      P["small_seeds"], **common)
-    if name == "feddro-kl":
-        return Sweep(name, KL, _kl, "feddro", S.theory_schedule("feddro"),
-                     [(T, K0) for T in P["kl_Ts"]], P["kl_seeds"], **common)
-    if name == "feddroind-kl":  # the remark after Assumption 3.3: (7) on its own sample
-        return Sweep(name, KL, _kl, "feddro-independent", S.theory_schedule("feddro"),
+    if name in ("feddro-kl", "feddroind-kl"):  # feddroind: the remark after Assumption 3.3
+        alg = "feddro" if name == "feddro-kl" else "feddro-independent"
+        return Sweep(name, KL, _kl, alg, S.theory_schedule("feddro"),
                      [(T, K0) for T in P["kl_Ts"]], P["kl_seeds"], **common)
     if name == "fedavgmod-lq":
         return Sweep(name, LQ, _lq(), "fedavg-modified", S.theory_schedule("fedavg-modified"),
@@ -462,9 +460,8 @@ def shared_sample_bias(problem, x, steps) -> dict:
     Reported for each step: the bias relative to client k's noise scale at x, sqrt(E_zeta'
     ||grad g_k(x; zeta') grad f(g(x))||^2) (the largest over the clients; at a stationary point
     the clients' mean directions are their heterogeneity only), and the squared norm of the
-    clients' mean bias (what moves xbar); the local slopes of log relative bias against log
-    eta between consecutive steps (1 for a first-order term). A minibatch of B samples divides
-    both first-order terms by B.
+    clients' mean bias (what moves xbar). A minibatch of B samples divides both first-order terms
+    by B.
 
     Every value comes from the problem's own exact oracles: each sample as a client of a
     one-sample copy of the problem (KLDRO on the same rows, lam and shift); the per-sample means
@@ -478,35 +475,25 @@ def shared_sample_bias(problem, x, steps) -> dict:
     F, L, off = problem.data[0], problem.data[1], problem.data[2]
     one = KLDRO([F[i:i + 1] for i in range(F.shape[0])], [L[i:i + 1] for i in range(F.shape[0])],
                 lam=problem.lam, batch_size=1, shift=problem.shift)
-    km, K, d, dg = problem.kernel_module, problem.num_clients, problem.dim, problem.inner_dim
-    key, x = np.uint64(0), np.asarray(x, dtype=float)
-
-    def value(p, k, at):
-        out = np.zeros(dg)
-        km.g_value(p.data, k, at, key, True, out)
-        return out
-
-    def vjp(p, k, at, v):
-        out = np.zeros(d)
-        km.g_vjp(p.data, k, at, v, key, True, out)
-        return out
+    km, K, d = problem.kernel_module, problem.num_clients, problem.dim
+    x = np.asarray(x, dtype=float)
 
     def fgrad(y):
-        out = np.zeros(dg)
+        out = np.zeros(problem.inner_dim)
         km.f_grad(problem.data, 0, y, out)
         return out
 
-    gk = np.array([value(problem, k, x) for k in range(K)])
+    gk = np.array([problem.inner_client(k, x) for k in range(K)])
     gbar = gk.mean(axis=0)
     f0 = fgrad(gbar)
     rel, mean_bias = np.zeros((len(steps), K)), np.zeros((len(steps), d))
     shared = np.zeros(d)
     for k in range(K):
         lo, hi = int(off[k]), int(off[k + 1])
-        gi = np.array([value(one, i, x) for i in range(lo, hi)])
-        di = np.array([vjp(one, i, x, f0) for i in range(lo, hi)])   # the steps of each zeta'
+        gi = np.array([one.inner_client(i, x) for i in range(lo, hi)])
+        di = np.array([one.inner_client_vjp(i, x, f0) for i in range(lo, hi)])  # each zeta'
         if not (np.allclose(gi.mean(axis=0), gk[k], rtol=1e-12, atol=1e-300)
-                and np.allclose(di.mean(axis=0), vjp(problem, k, x, f0), rtol=1e-12,
+                and np.allclose(di.mean(axis=0), problem.inner_client_vjp(k, x, f0), rtol=1e-12,
                                 atol=1e-300)):
             raise RuntimeError(f"client {k}: the one-sample copy's means are not g_k and "
                                f"grad g_k (the copy does not match the problem)")
@@ -516,19 +503,16 @@ def shared_sample_bias(problem, x, steps) -> dict:
             for dk in di:
                 xp = x - eta * dk
                 mean_grad = one_sample_expectations(one.data, problem.data, lo, hi, xp, gi,
-                                                    gk[k], value(problem, k, xp), gbar,
+                                                    gk[k], problem.inner_client(k, xp), gbar,
                                                     float(beta), float(K), shared)
-                acc += shared - vjp(problem, k, xp, np.array([mean_grad]))
+                acc += shared - problem.inner_client_vjp(k, xp, np.array([mean_grad]))
             acc /= len(di)
             rel[s, k] = np.linalg.norm(acc) / noise
             mean_bias[s] += acc / K
     worst = rel.max(axis=1)
-    le = np.log([e for e, _ in steps])
-    lw = np.log(np.maximum(worst, 1e-300))
-    slopes = [float((lw[i + 1] - lw[i]) / (le[i + 1] - le[i])) for i in range(len(steps) - 1)]
     g = problem.grad(x)
     return {"etas": [float(e) for e, _ in steps], "betas": [float(b) for _, b in steps],
-            "relative_bias": [float(w) for w in worst], "local_slopes": slopes,
+            "relative_bias": [float(w) for w in worst],
             "mean_bias_sq": [float(m @ m) for m in mean_bias], "grad_sq": float(g @ g),
             "batch": 1, "K": K}
 

@@ -266,8 +266,9 @@ def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
 
 
 def local_slopes(x, values) -> np.ndarray:
-    """Slopes of log(seed mean) against log x between neighbouring grid points."""
-    means = np.nanmean(np.asarray(values, dtype=float), axis=0)
+    """Slopes of log(seed mean) against log x between neighbouring grid points (`values`: one
+    row per seed, or one value per point)."""
+    means = np.nanmean(np.atleast_2d(np.asarray(values, dtype=float)), axis=0)
     return np.diff(np.log(means)) / np.diff(np.log(np.asarray(x, dtype=float)))
 
 
@@ -553,8 +554,7 @@ def vanishing_order_verdict(name: str, x, values, order: float, zero: float = 1e
     if np.any(small):
         return Verdict("inconclusive", f"{name}: at most {zero:g} at some points only")
     i = np.argsort(x)
-    x, v = x[i], v[i]
-    s = np.diff(np.log(v)) / np.diff(np.log(x))
+    s = local_slopes(x[i], v[i])
     text = (f"{name}: local slopes against log x, smallest x first, "
             + ", ".join(f"{z:.2f}" for z in s))
     if abs(s[0] - s[1]) > settle:
@@ -609,10 +609,8 @@ def paired_spread_below_verdict(name: str, a, b, fraction: float = 0.9,
     u, w = x + y, x - y
     if np.std(u) == 0 or np.std(w) == 0:
         return Verdict("inconclusive", f"{name}: a constant sum or difference (no test)")
-    r = float(np.corrcoef(u, w)[0, 1])
+    r, p = (float(z) for z in stats.pearsonr(u, w))   # its test: t on n - 2 degrees of freedom
     n = a.size
-    t = r * math.sqrt((n - 2) / max(1e-300, 1 - r * r))
-    p = 2 * float(stats.t.sf(abs(t), n - 2))
     verdict = "inconclusive" if p >= level else "pass" if r < 0 else "fail"
     return Verdict(verdict, f"{name}: sd {np.std(x, ddof=1):.3g} against {fraction:g} x "
                             f"{np.std(b, ddof=1):.3g} (Pitman-Morgan r {r:+.2f}, p {p:.2g}, "

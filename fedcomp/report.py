@@ -65,9 +65,9 @@ from fedcomp._jsonsafe import clean
 from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
-JSON_FIELDS = ("id", "verdict", "status", "kind", "reading", "depends_on", "rests_on_failed",
-               "predicted", "predicted_by", "measured", "detail", "interval", "figures",
-               "seconds")
+JSON_FIELDS = ("id", "verdict", "status", "kind", "subject", "reading", "depends_on",
+               "rests_on_failed", "predicted", "predicted_by", "measured", "detail", "interval",
+               "figures", "seconds")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -451,7 +451,8 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
     try:
         for cid in order:
             c = known[cid]
-            row = {"id": c.id, "status": c.status, "kind": c.kind, "reading": c.reading,
+            row = {"id": c.id, "status": c.status, "kind": c.kind, "subject": c.subject,
+                   "reading": c.reading,
                    "depends_on": list(c.depends_on), "predicted": c.predicted,
                    "predicted_by": c.predicted_by, "statement": c.statement,
                    "location": c.location, "paper": c.to_dict()["paper"],
@@ -506,7 +507,8 @@ class VerifyReport:
     def table(self):
         import pandas as pd
         return pd.DataFrame([{k: r.get(k) for k in ("id", "verdict", "status", "kind",
-                                                     "reading", "predicted_by", "seconds")}
+                                                     "subject", "reading", "predicted_by",
+                                                     "seconds")}
                              for r in self.data["claims"]])
 
     @property
@@ -560,20 +562,47 @@ def shown_verdict(row) -> str:
     return row["verdict"] if row["status"] == "checked" else "not-checked"
 
 
+def shown_label(row) -> str:
+    """The verdict as the tables and headings show it: a self-check of fedcomp's implementation
+    (``subject`` "implementation", :mod:`fedcomp.checks.core`) says so."""
+    v = shown_verdict(row)
+    return f"{v} (self-check)" if row.get("subject") == "implementation" else v
+
+
+#: the groups a report's tally counts apart, in order: what each group's verdicts are about
+TALLY_GROUPS = {"paper": "on the papers' statements",
+                "fedcomp": "on fedcomp's own findings",
+                "implementation": "on self-checks of fedcomp's implementations against the "
+                                  "papers' descriptions of their algorithms"}
+
+
+def tally_group(row) -> str:
+    """The :data:`TALLY_GROUPS` key of a report row."""
+    from fedcomp.checks.core import PAPERS
+    if row.get("subject") == "implementation":
+        return "implementation"
+    return "fedcomp" if row.get("paper") == PAPERS["fedcomp"] else "paper"
+
+
 def verdict_table(report: dict) -> str:
     lines = ["| claim | verdict | reading | wall s | CPU s | command |",
              "|---|---|---|---|---|---|"]
     for r in report["claims"]:
-        lines.append(f"| {r['id']} | **{shown_verdict(r)}** | {_cell(r.get('reading', ''))} | "
+        lines.append(f"| {r['id']} | **{shown_label(r)}** | {_cell(r.get('reading', ''))} | "
                      f"{r['seconds']} | {r.get('cpu_seconds', '')} | `{r['command']}` |")
     return "\n".join(lines)
 
 
 def tally(report: dict) -> str:
-    counts: dict = {}
+    """The verdict counts of a report, the papers' statements first, then fedcomp's own findings
+    and the self-checks of its implementations, each group counted apart
+    (:data:`TALLY_GROUPS`): a self-check's pass is not a pass for the paper."""
+    counts: dict = {g: {} for g in TALLY_GROUPS}
     for r in report["claims"]:
-        counts[shown_verdict(r)] = counts.get(shown_verdict(r), 0) + 1
-    return ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        c = counts[tally_group(r)]
+        c[shown_verdict(r)] = c.get(shown_verdict(r), 0) + 1
+    return "; ".join(", ".join(f"{n} {v}" for v, n in sorted(c.items())) + " " + TALLY_GROUPS[g]
+                     for g, c in counts.items() if c)
 
 
 def summary_markdown(report: dict, command: str) -> str:
@@ -613,7 +642,7 @@ def markdown(report: dict) -> str:
                 f"**Prediction{pred_by}.** `{json.dumps(r['predicted'])}`", ""]
         if r.get("depends_on"):
             out += [f"**Depends on.** {', '.join(r['depends_on'])}", ""]
-        out += [f"**Verdict: {shown_verdict(r)}** ({r['seconds']} s)", ""]
+        out += [f"**Verdict: {shown_label(r)}** ({r['seconds']} s)", ""]
         m = r["measured"]
         if isinstance(m, dict) and isinstance(m.get("parts"), list):
             out += ["| part | verdict | slope | 95 % interval | predicted |",
@@ -658,7 +687,7 @@ def html(report: dict, out: Path) -> str:
         for r in rows:
             v = shown_verdict(r)
             body.append(f"<tr style='background:{_COLOURS[v]}'><td><a href='#{e(r['id'])}'>"
-                        f"{e(r['id'])}</a></td><td><b>{e(v)}</b></td>"
+                        f"{e(r['id'])}</a></td><td><b>{e(shown_label(r))}</b></td>"
                         f"<td>{e(str(r.get('reading', '')))}</td><td>{e(r['location'])}</td></tr>")
         body.append("</table>")
     for r in report["claims"]:
@@ -666,7 +695,7 @@ def html(report: dict, out: Path) -> str:
         who = "" if r.get("predicted_by", "paper") == "paper" else \
             " <b>(the user's prediction, not the paper's)</b>"
         body.append(f"<section id='{e(r['id'])}' style='border-left:6px solid "
-                    f"{_COLOURS[v]};padding-left:1em'><h3>{e(r['id'])}: {e(v)}</h3>"
+                    f"{_COLOURS[v]};padding-left:1em'><h3>{e(r['id'])}: {e(shown_label(r))}</h3>"
                     f"<p><i>{e(r['paper'])}</i>, {e(r['location'])} ({e(r['kind'])}); reading: "
                     f"{e(str(r.get('reading', '')))}</p><p><b>Statement.</b> "
                     f"{e(r['statement'])}</p><p><b>Prediction{who}.</b> "
@@ -745,7 +774,7 @@ def docs_markdown(report: dict, command: str) -> str:
            f"## {report['profile'].capitalize()} profile", "",
            summary_markdown(report, command), "", "## Details", ""]
     for r in report["claims"]:
-        out += [f"### {r['id']}: {shown_verdict(r)}", "",
+        out += [f"### {r['id']}: {shown_label(r)}", "",
                 f"{r['location']} ({r['kind']}); reading: {r.get('reading', '')}"
                 + (f"; depends on {', '.join(r['depends_on'])}" if r.get("depends_on") else ""),
                 "", f"Prediction: `{json.dumps(r['predicted'])}`", "",

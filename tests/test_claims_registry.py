@@ -89,3 +89,43 @@ def test_the_problems_layer_imports_nothing_above_it():
                 if parts[0] == "fedcomp" and len(parts) > 1 and parts[1] in above:
                     bad.append(f"{f.name}: {n}")
     assert not bad, bad
+
+
+def test_self_checks_of_the_implementation_are_declared_and_counted_apart():
+    """A claim whose check measures fedcomp's implementation of the paper's algorithm (its
+    reading says a fail would be fedcomp's) is declared subject "implementation", and only such
+    a claim; a report counts its verdict apart from the papers' (fedcomp.report.tally)."""
+    from fedcomp.checks import SUBJECTS
+    from fedcomp.report import tally
+    said = "a fail would be fedcomp's"
+    selfchecks = {c.id for c in all_claims() if c.subject == "implementation"}
+    assert selfchecks == {c.id for c in all_claims() if said in c.reading}
+    assert {"khanduri.alg1.rounds", "khanduri.sec5.communication", "wu.sec5.2.scgdm-comm",
+            "zhang.eq14.communication"} <= selfchecks
+    assert all(c.subject in SUBJECTS for c in all_claims())
+    for c in all_claims():
+        assert c.to_dict()["subject"] == c.subject
+    rows = [{"verdict": "pass", "status": "checked", "subject": "implementation",
+             "paper": PAPERS["khanduri"]},
+            {"verdict": "pass", "status": "checked", "subject": "paper",
+             "paper": PAPERS["khanduri"]},
+            {"verdict": "fail", "status": "checked", "subject": "paper", "paper": PAPERS["wu"]},
+            {"verdict": "pass", "status": "checked", "subject": "paper",
+             "paper": PAPERS["fedcomp"]},
+            {"verdict": "inconclusive", "status": "not-checked", "paper": PAPERS["wu"]}]
+    t = tally({"claims": rows})
+    papers, own, impl = t.split("; ")
+    assert papers == "1 fail, 1 not-checked, 1 pass on the papers' statements"
+    assert own == "1 pass on fedcomp's own findings"
+    assert impl.startswith("1 pass on self-checks of fedcomp's implementations")
+
+
+def test_a_self_check_names_a_paper():
+    import pytest
+    from fedcomp.checks import Claim
+    kw = dict(location="x", statement="y", kind="complexity", predicted={"a": 1},
+              not_checked="a reason of more than twenty characters")
+    with pytest.raises(ValueError, match="subject must be one of"):
+        Claim(id="wu.x", paper="wu", subject="code", **kw)
+    with pytest.raises(ValueError, match="cannot be 'fedcomp'"):
+        Claim(id="fedcomp.x", paper="fedcomp", subject="implementation", **kw)

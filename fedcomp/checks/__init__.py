@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import importlib
 
-from fedcomp.checks.core import (AS_PRINTED, KINDS, PAPERS, VERDICTS, Check, CheckResult,
-                                 Claim, Measure, Measurement, Plot)
+from fedcomp.checks.core import (AS_PRINTED, KINDS, PAPERS, SUBJECTS, VERDICTS, Check,
+                                 CheckResult, Claim, Measure, Measurement, Plot)
 
 __all__ = ["AS_PRINTED", "Claim", "Check", "CheckResult", "Measure", "Measurement", "Plot",
-           "KINDS", "PAPERS", "VERDICTS", "all_claims", "get", "PAPER_MODULES"]
+           "KINDS", "PAPERS", "SUBJECTS", "VERDICTS", "all_claims", "get", "PAPER_MODULES"]
 
 PAPER_MODULES = ("khanduri", "wu", "zhang", "huang", "huang_journal", "own")
 

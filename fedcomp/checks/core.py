@@ -21,6 +21,14 @@ the statement is qualitative). ``reading`` names which reading of the printed st
 verdict judges (when a statement has two, both are registered, the paper's own definition first);
 ``depends_on`` lists the claims it is derived from: ``fedcomp verify`` never lets a claim pass
 while one of those fails.
+
+``subject`` says what a verdict is evidence about. ``"paper"`` (the default): the paper's
+statement. ``"implementation"``: the statement describes the paper's algorithm (what it
+communicates, and when) and the check measures fedcomp's implementation of that algorithm
+(the engine's ledger), so the verdict tests fedcomp against the paper's description, not a
+result the paper proves: a pass is a self-check of fedcomp and a fail would be fedcomp's (or the
+reading's). The report counts these apart from the papers' verdicts
+(:func:`fedcomp.report.tally`).
 """
 from __future__ import annotations
 
@@ -42,6 +50,11 @@ PAPERS = {
     "fedcomp": "fedcomp's own measurements (claims no paper makes)",
 }
 AS_PRINTED = "as printed"
+#: what a verdict is evidence about (module docstring)
+SUBJECTS = {"paper": "the paper's statement",
+            "implementation": "fedcomp's implementation of the paper's algorithm against the "
+                              "paper's description of it (a self-check: a fail would be "
+                              "fedcomp's)"}
 
 
 @dataclass
@@ -143,10 +156,18 @@ class Claim:
     #: the claims it does not assert (its premises), which it does not depend on; a claim about
     #: the algorithm built on it must depend on them itself (tests/test_checks_layer.py)
     premise: tuple = ()
+    #: what the verdict is evidence about: a key of SUBJECTS (module docstring)
+    subject: str = "paper"
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if self.subject not in SUBJECTS:
+            raise ValueError(f"claim {self.id}: subject must be one of {sorted(SUBJECTS)}, got "
+                             f"{self.subject!r}")
+        if self.subject == "implementation" and self.paper == "fedcomp":
+            raise ValueError(f"claim {self.id}: an implementation self-check checks fedcomp "
+                             f"against a paper's description: its paper cannot be 'fedcomp'")
         if self.paper not in PAPERS:
             raise ValueError(f"claim {self.id}: paper must be one of {sorted(PAPERS)}")
         if self.predicted is None:
@@ -215,6 +236,7 @@ class Claim:
     def to_dict(self) -> dict:
         return {"id": self.id, "paper": PAPERS[self.paper], "paper_key": self.paper,
                 "location": self.location, "statement": self.statement, "kind": self.kind,
+                "subject": self.subject,
                 "predicted": self.predicted, "predicted_by": self.predicted_by,
                 "reading": self.reading, "depends_on": list(self.depends_on),
                 "status": self.status, "command": self.command,

@@ -2024,6 +2024,7 @@ CLAIMS += [
                   "khanduri.sec5.communication.never; measured from the engine's ledger of "
                   "fedcomp's DS-FedDRO, so the check tests that implementation against "
                   "Algorithm 3 as read (a fail would be fedcomp's, or the reading's)",
+          subject="implementation",
           check=Check(measure_ds_ledger, judge_ds_between_rounds,
                       combine_wrong(each([("y uploads between rounds",)], lambda v: v + 1),
                                     flipped(("y uploaded at rounds",))))),
@@ -2551,6 +2552,7 @@ CLAIMS += [
                   "khanduri.cor4.4's reading); Case I shares x only; measured from fedcomp's "
                   "FedAvg, so the check tests that implementation against Algorithm 1 as read "
                   "(a fail would be fedcomp's, or the reading's)",
+          subject="implementation",
           check=Check(measure_alg1_rounds, judge_alg1_rounds,
                       combine_wrong(each([("rounds",), ("Case II y uploads after the initial",)],
                                          lambda v: "ceiling(T/I)"),

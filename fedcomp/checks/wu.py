@@ -1330,6 +1330,7 @@ COVERAGE_CLAIMS = [
                   "; the ledger is that of fedcomp's implementation, so the check tests "
                   "that implementation against this reading of the algorithm (a fail "
                   "would be fedcomp's, or the reading's)",
+          subject="implementation",
           check=Check(measure_ledger, judge_floats_per_round,
                       scaled(("floats per round", "Local-SCGDM"),
                              ("floats per round", "Local-SCGD"), ("floats per round", "FCSG"),

@@ -1150,6 +1150,7 @@ CLAIMS += [
                   "ledger of fedcomp's implementation, so the check tests that implementation "
                   "against this reading of the algorithm (a fail would be fedcomp's, or the "
                   "reading's)",
+          subject="implementation",
           check=Check(measure_communication, judge_communication,
                       combine_wrong(scaled(("floats per device per round",)),
                                     scaled(("rounds",), factors=(2.0,)))),

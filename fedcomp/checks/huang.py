@@ -39,6 +39,7 @@ import numpy as np
 
 from fedcomp.checks.stored import experiment_check, joint_check
 from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
+from fedcomp.checks.khanduri import table1_rows
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
 from fedcomp.runner import resolve
@@ -743,6 +744,15 @@ def judge_rho(predicted, m: Measurement) -> CheckResult:
                        f"{m.values['sum of shares']:g}")
 
 
+def _table1_others() -> tuple:
+    """FedDRO's Table 1 rows other than ComFedL's."""
+    from fedcomp.theory.complexity import TABLE1
+    return tuple(n for n in TABLE1 if n != "ComFedL")
+
+
+_TABLE1_OTHERS = _table1_others()
+
+
 def measure_optimal(profile: str, out_dir) -> Measurement:
     """Per-client sample exponents in eps: ComFedL's derived (Remark 1's choices) against the
     other entries of FedDRO's Table 1 (per-client convention)."""
@@ -750,13 +760,15 @@ def measure_optimal(profile: str, out_dir) -> Measurement:
     dv = derive("comfedl")
     own = float(_exponents(dv.per_client_samples, eps)[0])
     others = {}
-    for name, row in TABLE1.items():
-        if name == "ComFedL" or row["comp"] is None:
+    for name in _TABLE1_OTHERS:
+        row = TABLE1[name]
+        if row["comp"] is None:
             continue
         e = _exponents(row["comp"], eps)
         if e is not None:
             others[name] = float(e[0])
-    return Measurement(values={"comfedl": own, "table1": others},
+    derived = [n for n in others if TABLE1[n]["scheme"]]
+    return Measurement(values={"comfedl": own, "table1": others, "derived": derived},
                        detail="fedcomp.theory.complexity.derive('comfedl') and TABLE1 (COMP. "
                               "column, eps exponents at fixed K)")
 
@@ -769,9 +781,14 @@ def judge_optimal(predicted, m: Measurement) -> CheckResult:
                            float(predicted["samples"]["eps"])),
              equal_verdict("no method of FedDRO Table 1 needs fewer samples", optimal,
                            predicted["optimal"])]
+    derived = [k for k in better if k in m.values.get("derived", ())]
+    rest = [k for k in better if k not in derived]
     return from_parts(parts, predicted, {"comfedl": own, "fewer samples": better},
                       f"; methods with a smaller sample order (eps exponent > {own:g}): "
-                      f"{better}")
+                      f"{better}; of these, derived by fedcomp from their own papers' theorems "
+                      f"(khanduri.table1.<row>): {', '.join(derived) or 'none'}; transcribed "
+                      f"from FedDRO's Table 1 (their papers are not among the five): "
+                      f"{', '.join(rest) or 'none'}")
 
 
 def measure_eq7(profile: str, out_dir) -> Measurement:
@@ -1141,9 +1158,10 @@ CLAIMS = [
                   "registered: it needs a lower bound none of the five papers gives, and at the "
                   "remark's batches b = b_1 = T (T samples a step) the cited lower bounds for "
                   "first-order methods in T are those of exact gradients (1/T), below T^-1/2",
-          depends_on=("huang.rem1",),
+          depends_on=("huang.rem1",) + table1_rows(_TABLE1_OTHERS),
           notes="the registered prediction fails on 'optimal', so the mutations move the sample "
-                "exponent only",
+                "exponent only; the rows it compares with are FedDRO's Table 1's, so it depends "
+                "on them (khanduri.table1.<row>)",
           check=Check(measure_optimal, judge_optimal, wrong=shifted(("samples", "eps")))),
     Claim(id="huang.thm2", paper="huang", location="Theorem 2 (13) / Theorem 4 (38)",
           statement="ComFedL on the special problem (identical deterministic outer function): "

@@ -1080,7 +1080,26 @@ CLAIMS += [
                "comm. O(eps^-1).", depends_on=("khanduri.thm5.2", "khanduri.cor5.3")),
 ]
 
-_DERIVABLE = ("ComFedL", "FCSG", "Acc-FCSG-M", "FedDRO", "DS-FedDRO")
+def table1_rows(names) -> tuple:
+    """The claim ids of Table 1's rows `names` (khanduri.table1.<row>)."""
+    return tuple(f"khanduri.table1.{TABLE1_IDS[n]}" for n in names)
+
+
+def _table1_names(updates=None) -> list:
+    """The rows of the printed Table 1 (those whose UPDATE column is in `updates`, all when
+    None)."""
+    from fedcomp.theory.complexity import TABLE1
+    return [n for n, row in TABLE1.items() if updates is None or row["update"] in updates]
+
+
+def _derivable() -> tuple:
+    """The rows whose source paper is among the five: fedcomp derives them (TABLE1's
+    "scheme")."""
+    from fedcomp.theory.complexity import TABLE1
+    return tuple(n for n, row in TABLE1.items() if row["scheme"])
+
+
+_DERIVABLE = _derivable()
 _TABLE1_PRED = {n: _printed_row(n) for n in _DERIVABLE}
 
 CLAIMS += [
@@ -1093,7 +1112,7 @@ CLAIMS += [
           reading="the rows whose source paper is among the five (ComFedL, FCSG, Acc-FCSG-M, "
                   "FedDRO, DS-FedDRO), exponents of eps and K against each paper's derivation; "
                   "the other seven rows are khanduri.table1.<algorithm>, not checked",
-          depends_on=tuple(f"khanduri.table1.{TABLE1_IDS[n]}" for n in _DERIVABLE),
+          depends_on=table1_rows(_DERIVABLE),
           check=Check(measure_table1, judge_table1,
                       wrong=shifted(*[(n, q, "eps") for n in _DERIVABLE
                                       for q in ("comp", "comm")]))),
@@ -2088,7 +2107,7 @@ def _table1_best(updates=None) -> Measurement:
     None), and which rows reach it (GCIVR's min(sqrt(m) eps^-1, eps^-1.5) counted as eps^-1.5,
     its finite-sum-free branch)."""
     from fedcomp.theory import complexity as C
-    names = [n for n, row in C.TABLE1.items() if updates is None or row["update"] in updates]
+    names = _table1_names(updates)
     best = {}
     for q in ("comp", "comm"):
         exps = {}
@@ -2099,8 +2118,9 @@ def _table1_best(updates=None) -> Measurement:
             elif name == "GCIVR" and q == "comp":
                 exps[name] = -1.5
         low = max(exps.values())  # exponents are negative: the largest is the fewest samples
-        best[q] = {"eps": low, "rows": sorted(n for n, v in exps.items() if v == low),
-                   "all": exps}
+        rows = sorted(n for n, v in exps.items() if v == low)
+        best[q] = {"eps": low, "rows": rows, "all": exps,
+                   "derived": [n for n in rows if C.TABLE1[n]["scheme"]]}
     which = "" if updates is None else f" with UPDATE {' or '.join(updates)}"
     return Measurement(values=best, detail=f"the printed rows of Table 1{which} "
                                            "(fedcomp.theory.complexity.TABLE1)")
@@ -2120,10 +2140,20 @@ def measure_table1_best_sgd(profile, out_dir) -> Measurement:
     return _table1_best(SGD_TYPE)
 
 
+def _derived_text(best: dict) -> str:
+    """Which of the best rows fedcomp derives from their own papers, and which it only
+    transcribes (their papers are not among the five: khanduri.table1.<row>, not checked)."""
+    der = best.get("derived", [])
+    tr = [n for n in best["rows"] if n not in der]
+    return (f"derived by fedcomp from their own papers: {', '.join(der) or 'none'}; only "
+            f"transcribed (their papers are not among the five): {', '.join(tr) or 'none'}")
+
+
 def judge_table1_best(predicted, m):
     v = m.values
     parts = [equal_verdict(f"best eps exponent of {label} printed in Table 1 (rows "
-                           f"{', '.join(v[q]['rows'])})", v[q]["eps"], predicted[key])
+                           f"{', '.join(v[q]['rows'])}; {_derived_text(v[q])})", v[q]["eps"],
+                           predicted[key])
              for q, key, label in (("comp", "best eps exponent of COMP. in Table 1", "COMP."),
                                    ("comm", "best eps exponent of COMM. in Table 1", "COMM."))]
     return _result(parts, predicted, v, "")
@@ -2140,7 +2170,7 @@ CLAIMS += [
                   "and rounds, exponents of eps), the variance-reduced rows included; the other "
                   "reading, optimal among the SGD-type methods the paper's assumptions cover, is "
                   "khanduri.abstract.optimal.sgd-type",
-          depends_on=("khanduri.table1",),
+          depends_on=table1_rows(_table1_names()),
           notes="Table 1 prints eps^-1.5 samples for variance-reduced methods (FedBiOAcc, "
                 "Fed-DR-SCGD, GCIVR) under stronger assumptions, so the first reading fails "
                 "on COMP.; COMM. eps^-1 is the best printed",
@@ -2159,7 +2189,7 @@ CLAIMS += [
                   "derived (the SGD floor of fedcomp.rates.verdict), and the paper cites no "
                   "lower bound on rounds (Section 5 says 'best-known'); "
                   "khanduri.abstract.optimal is the reading over every row",
-          depends_on=("khanduri.table1",),
+          depends_on=table1_rows(_table1_names(SGD_TYPE)),
           check=Check(measure_table1_best_sgd, judge_table1_best,
                       each([("best eps exponent of COMM. in Table 1",),
                             ("best eps exponent of COMP. in Table 1",)], lambda v: v - 0.5))),

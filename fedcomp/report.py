@@ -21,6 +21,11 @@ The loop (:func:`run_verify`):
    ``rests_on_failed`` lists the failing claims), is reported inconclusive, with the chain named:
    it was derived from a statement that the measurement refutes, so it cannot pass on it (if it
    holds for another reason, it does not depend on that claim, and its declaration must say so).
+   Likewise a pass derived from a checked claim that is inconclusive: what it was derived from is
+   not confirmed, so neither is it (a claim that states only the implication lists the premise in
+   ``premise`` instead, :mod:`fedcomp.checks.core`). A dependency without a check (a transcribed
+   table row, a printed value) is the data the claim is judged on, not a premise: it does not
+   demote.
 4. A check that raises is reported inconclusive with the error; it never stops the others. An
    interrupt (Ctrl-C; numba's SystemError wrapping of it included) stops everything: the partial
    report is written beside the last complete one as ``report.interrupted.json`` and the command
@@ -264,19 +269,33 @@ def _rests_on_failed(claim, rows_by_id) -> tuple[list, dict, list]:
     return failing, through, sorted(set(failing).union(*through.values()))
 
 
+def _unconfirmed(claim, rows_by_id, through) -> list:
+    """The checked claims `claim` depends on that are inconclusive without resting on a failure
+    (those that do are in `through`): not confirmed, so a claim derived from them is not."""
+    return [d for d in claim.depends_on
+            if d in rows_by_id and d not in through and rows_by_id[d]["status"] == "checked"
+            and rows_by_id[d]["verdict"] == "inconclusive"]
+
+
 def _dependency_rule(claim, res, rows_by_id) -> list:
     """A claim derived from a refuted one cannot pass on it: a pass becomes inconclusive when a
-    claim it depends on fails or rests on a failing claim (:func:`_rests_on_failed`), naming them.
+    claim it depends on fails or rests on a failing claim (:func:`_rests_on_failed`), naming them;
+    and a claim derived from one that is not confirmed is not confirmed either: a pass becomes
+    inconclusive when a checked claim it depends on is inconclusive (:func:`_unconfirmed`).
     Returns the failing claims it rests on, which its row records for the claims that depend on
     it."""
     failing, through, rests = _rests_on_failed(claim, rows_by_id)
-    if res.verdict == "pass" and rests:
+    unconfirmed = _unconfirmed(claim, rows_by_id, through)
+    if res.verdict == "pass" and (rests or unconfirmed):
         why = [f"it depends on {', '.join(failing)}, which fail(s)"] if failing else []
         why += [f"it depends on {d} ({rows_by_id[d]['verdict']}), which rests on {', '.join(r)}, "
                 f"which fail(s)" for d, r in through.items()]
+        if unconfirmed:
+            why.append(f"it depends on {', '.join(unconfirmed)} (inconclusive), which "
+                       f"{'is' if len(unconfirmed) == 1 else 'are'} not confirmed")
         res.verdict = "inconclusive"
         res.detail = (f"its own check passes, but {'; '.join(why)}: a statement derived from a "
-                      f"refuted one cannot pass on it; own check: {res.detail}")
+                      f"refuted or unconfirmed one cannot pass on it; own check: {res.detail}")
     return rests
 
 
@@ -601,7 +620,8 @@ def tally(report: dict) -> str:
     for r in report["claims"]:
         c = counts[tally_group(r)]
         c[shown_verdict(r)] = c.get(shown_verdict(r), 0) + 1
-    return "; ".join(", ".join(f"{n} {v}" for v, n in sorted(c.items())) + " " + TALLY_GROUPS[g]
+    order = ("pass", "fail", "inconclusive", "not-checked")
+    return "; ".join(", ".join(f"{c[v]} {v}" for v in order if v in c) + " " + TALLY_GROUPS[g]
                      for g, c in counts.items() if c)
 
 
@@ -630,8 +650,8 @@ def markdown(report: dict) -> str:
            "above the prediction and beyond the fastest exponent the class can reach; the detail "
            "says whether the bound is tight); **fail** = the measurement excludes it; "
            "**inconclusive** = the interval is too wide or reaches past that margin, the run is "
-           "outside the bound's regime, a claim it depends on fails or rests on a failing one, "
-           "or the check raised.", "",
+           "outside the bound's regime, a checked claim it depends on fails, rests on a failing "
+           "one or is inconclusive, or the check raised.", "",
            verdict_table(report), ""]
     for r in report["claims"]:
         pred_by = "" if r.get("predicted_by", "paper") == "paper" else \
@@ -748,8 +768,8 @@ the measured exponent's 95 % interval reaches at most {margin}, the margin fixed
 (`fedcomp.rates.verdict.RATE_MARGIN`), above the prediction and beyond the fastest exponent the
 method class can reach; the detail says whether the bound is tight); **fail**: the measurement
 excludes it; **inconclusive**: the interval is too wide or reaches past that margin, the run is
-outside the bound's regime, a claim it depends on fails or rests on a failing one, or the check
-raised. Claims with two readings of the printed text are registered once per reading, and the
+outside the bound's regime, a checked claim it depends on fails, rests on a failing one or is
+inconclusive, or the check raised. Claims with two readings of the printed text are registered once per reading, and the
 `reading` column names the one judged.
 """
 
@@ -764,7 +784,8 @@ def verdict_rules() -> dict:
     other rules, whose verdicts the page's text would misstate."""
     # version: raised whenever a rule changes in a way the margin does not show (2: every
     # complexity part judged with its grid's upper half and the floor carried into its cost)
-    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 2}
+    # 3: a pass derived from an inconclusive checked claim is inconclusive too
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 3}
 
 
 def docs_markdown(report: dict, command: str) -> str:

@@ -176,6 +176,46 @@ def test_the_dependency_rule_is_transitive(extra_claims, tmp_path, capsys):
     assert out["fedcomp.test-on-sound"]["rests_on_failed"] == []
 
 
+def _judge_undecided(predicted, m):
+    v = m.values
+    verdict = "fail" if v["low"] > predicted["T"] else (
+        "inconclusive" if predicted["T"] > -0.4 else "pass")
+    return CheckResult(verdict, predicted, v, f"slope {v['slope']} vs {predicted['T']}")
+
+
+def test_a_pass_derived_from_an_unconfirmed_claim_is_not_confirmed(extra_claims, tmp_path,
+                                                                  capsys):
+    """A pass whose checked dependency is inconclusive (resting on no failure) becomes
+    inconclusive, naming it, and so does a pass two steps further down; a dependency without a
+    check (transcribed data) demotes nothing, and neither does a premise."""
+    undecided = Claim(id="fedcomp.test-undecided", paper="fedcomp", location="test",
+                      statement="test claim", kind="rate", predicted={"T": -0.3},
+                      check=Check(_measure_const, _judge_undecided, steeper(("T",))))
+    data = Claim(id="fedcomp.test-data", paper="fedcomp", location="test",
+                 statement="a transcribed row", kind="complexity", predicted={"T": -0.5},
+                 not_checked="transcribed from a paper that is not among the five")
+    on_premise = Claim(id="fedcomp.test-implication", paper="fedcomp", location="test",
+                       statement="test claim", kind="rate", predicted={"T": -0.5},
+                       premise=("fedcomp.test-undecided",),
+                       check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    extra_claims(undecided, data, on_premise,
+                 _claim("fedcomp.test-remark", {"T": -0.5}, ("fedcomp.test-undecided",)),
+                 _claim("fedcomp.test-row", {"T": -0.5}, ("fedcomp.test-remark",)),
+                 _claim("fedcomp.test-on-data", {"T": -0.5}, ("fedcomp.test-data",)))
+    assert main(["verify", "--claim", "fedcomp.test-row", "--claim", "fedcomp.test-on-data",
+                 "--claim", "fedcomp.test-implication", "--json", "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out["fedcomp.test-undecided"]["verdict"] == "inconclusive"
+    remark = out["fedcomp.test-remark"]
+    assert remark["verdict"] == "inconclusive" and remark["rests_on_failed"] == []
+    assert ("depends on fedcomp.test-undecided (inconclusive), which is not confirmed"
+            in remark["detail"])
+    assert out["fedcomp.test-row"]["verdict"] == "inconclusive"
+    assert "fedcomp.test-remark (inconclusive)" in out["fedcomp.test-row"]["detail"]
+    assert out["fedcomp.test-on-data"]["verdict"] == "pass"
+    assert out["fedcomp.test-implication"]["verdict"] == "pass"
+
+
 def test_predict_judges_the_users_prediction(extra_claims, tmp_path, capsys):
     extra_claims(_claim("fedcomp.test-rate", {"T": -0.5}))
     args = ["verify", "--claim", "fedcomp.test-rate", "--json", "--out", str(tmp_path)]

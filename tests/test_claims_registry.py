@@ -115,7 +115,7 @@ def test_self_checks_of_the_implementation_are_declared_and_counted_apart():
             {"verdict": "inconclusive", "status": "not-checked", "paper": PAPERS["wu"]}]
     t = tally({"claims": rows})
     papers, own, impl = t.split("; ")
-    assert papers == "1 fail, 1 not-checked, 1 pass on the papers' statements"
+    assert papers == "1 pass, 1 fail, 1 not-checked on the papers' statements"
     assert own == "1 pass on fedcomp's own findings"
     assert impl.startswith("1 pass on self-checks of fedcomp's implementations")
 

@@ -78,6 +78,20 @@ class CheckResult:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
 
+def deciding_interval(parts) -> tuple | None:
+    """The interval a multi-part verdict shows (``CheckResult.interval``): that of the part that
+    decided it, the first failing part, else the first inconclusive one, else the first part.
+    `parts`: (verdict, interval or None) pairs in the claim's order; an interval with a missing
+    end counts as none."""
+    def usable(iv):
+        return iv is not None and len(iv) == 2 and None not in iv
+    for want in ("fail", "inconclusive", "pass"):
+        for verdict, iv in parts:
+            if verdict == want:
+                return tuple(iv) if usable(iv) else None
+    return None
+
+
 def from_parts(parts, predicted, measured, extra: str = "") -> CheckResult:
     """CheckResult of several verdict parts (:class:`fedcomp.rates.verdict.Verdict`): fail if any
     fails, pass if all pass, else inconclusive; the detail is the parts' reasons, then `extra`."""

@@ -38,7 +38,8 @@ import math
 import numpy as np
 
 from fedcomp.checks.stored import experiment_check, joint_check
-from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
+from fedcomp.checks.core import (Check, CheckResult, Claim, Measure, Measurement,
+                                 deciding_interval, from_parts)
 from fedcomp.checks.khanduri import table1_rows
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
@@ -569,17 +570,17 @@ def judge_theorem_rate(predicted, m: Measurement) -> CheckResult:
                              ("T", "average over rounds vs T (eta = T^-1/2, b = T/125)", _T_FLOOR)):
         v = m.values[var]
         if v["fit"] is None:
-            parts.append(("inconclusive", f"{what}: no fit ({v['why']})"))
+            parts.append(("inconclusive", f"{what}: no fit ({v['why']})", None))
             continue
         fit = _fit(v["fit"])
         measured[var] = {"slope": fit.slope, "interval": [fit.low, fit.high]}
         r = upper_bound_verdict(fit, predicted[var], max_width=0.6,
                                 floor=None if floor is None else floor[0],
                                 floor_reason="" if floor is None else floor[1])
-        parts.append((r.verdict, f"{what}: {r.reason}"))
+        parts.append((r.verdict, f"{what}: {r.reason}", (fit.low, fit.high)))
     return CheckResult(combine([p[0] for p in parts]), predicted, measured,
                        "; ".join(p[1] for p in parts),
-                       interval=tuple(measured.get("b", {}).get("interval", ())) or None)
+                       interval=deciding_interval([(p[0], p[2]) for p in parts]))
 
 
 # ============================================================================================

@@ -51,7 +51,8 @@ from pathlib import Path
 import sympy as sp
 
 from fedcomp.checks.stored import experiment_check, joint_check
-from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
+from fedcomp.checks.core import (Check, CheckResult, Claim, Measure, Measurement,
+                                 deciding_interval, from_parts)
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.measure import diverged_text
@@ -192,8 +193,10 @@ def _rate_judge(floor: float, floor_reason: str):
                        f"corollary's schedule (same problem and S_F), its T-slope {cfit.text()}; "
                        f"difference {diff:+.3f} ("
                        f"{'faster, intervals separated' if separated else 'intervals overlap'})")
-        t = measured["exponent_in_T"]["interval"]
-        return CheckResult(combine(parts), predicted, measured, detail, interval=tuple(t))
+        return CheckResult(combine(parts), predicted, measured, detail,
+                           interval=deciding_interval(
+                               [(p, measured[f"exponent_in_{o}"]["interval"])
+                                for p, o in zip(parts, ("T", "N"))]))
     judge.__name__ = judge.__qualname__ = f"judge_rates_floor_{abs(floor):.3f}"
     return judge
 

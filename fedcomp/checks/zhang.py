@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from fedcomp.checks.core import Check, CheckResult, Claim, Measurement
+from fedcomp.checks.core import Check, CheckResult, Claim, Measurement, deciding_interval
 from fedcomp.checks.stored import experiment_check
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (
@@ -348,7 +348,8 @@ def judge_thm1(predicted, m: Measurement) -> CheckResult:
                 for k, f in (("rate T", "fit_T"), ("rate K", "fit_K"),
                              ("rounds T", "fit_rounds_T"), ("rounds K", "fit_rounds_K"))}
     return CheckResult(combine([p.verdict for p in parts.values()]), predicted, measured, detail,
-                       interval=(v["fit_T"]["low"], v["fit_T"]["high"]))
+                       interval=deciding_interval([(p.verdict, measured[k]["interval"])
+                                                   for k, p in parts.items()]))
 
 
 def measure_thm1_heterogeneous(profile, out_dir) -> Measurement:

@@ -375,6 +375,27 @@ def _momentum_judge(name: str):
     return judge
 
 
+_BETA_ORDER = "order in alpha of beta"
+
+
+def judge_momentum_order_thm47(predicted, m: Measurement) -> CheckResult:
+    """The order in alpha of the beta Corollary 4.8's printed coefficients imply, against the
+    order Theorem 4.7's bound implies (its c^2 alpha^2 term: beta = c alpha^2)."""
+    v = m.values["thm4.7"]
+    corollary = _COROLLARY_OF["thm4.7"]
+    if not v["agree"] or v["alpha_order"] is None:
+        return CheckResult("inconclusive", predicted, v,
+                           f"the beta-terms of {corollary} imply different momenta "
+                           f"{v['solutions']}: no single beta to compare with")
+    r = equal_verdict(_BETA_ORDER, v["alpha_order"], predicted[_BETA_ORDER])
+    return CheckResult(r.verdict, predicted, {**v, _BETA_ORDER: v["alpha_order"]},
+                       f"{corollary}'s printed coefficients imply beta = {v['beta']} (every "
+                       f"beta-term gives the same: {v['solutions']}), of order "
+                       f"{v['alpha_order']:g} in alpha; {r.reason}; the value of c in it is "
+                       f"Corollary 4.8's, checked coefficient by coefficient by "
+                       f"wu.cor4.8.constants")
+
+
 # --------------------------------------------------------------------------------------------
 # complexities: Remarks 4.3, 4.6, 4.9, Table 1, the Limitation
 # --------------------------------------------------------------------------------------------
@@ -817,21 +838,21 @@ CLAIMS = [
     Claim(id="wu.thm4.7.beta.c-alpha2", paper="wu",
           location="Theorem 4.7 (momentum parameter), read with the c its bound contains",
           statement="Theorem 4.7 sets beta = 5 S_F alpha; its bound's term 13 L_f^2 L_g^2 c^2 "
-                    "alpha^2/(6 S_F^2) contains a c the theorem never defines. Corollary 4.8 "
-                    "defines c = 30 S_F^2/(b N) and uses beta = c alpha^2: read with that beta, "
-                    "the theorem's beta is 30 S_F^2 alpha^2/(b N).",
-          kind="constant", predicted={"beta": "30*S_F**2*alpha**2/(N*b)"},
+                    "alpha^2/(6 S_F^2) contains a c the theorem never defines, the c of a "
+                    "momentum beta = c alpha^2. Read with that beta (order 2 in alpha), the "
+                    "theorem is the one Corollary 4.8 applies (c = 30 S_F^2/(b N)).",
+          kind="constant", predicted={_BETA_ORDER: 2},
           reading="second reading of wu.thm4.7.beta (as wu.thm4.4.beta.step-alpha is of "
                   "wu.thm4.4.beta): the printed beta = 5 S_F alpha taken for a line copied from "
-                  "Theorem 4.4, the theorem's beta the one its own bound's c implies; judged "
-                  "against the beta that Corollary 4.8's printed coefficients imply",
-          notes="The predicted beta takes Corollary 4.8's c and the measured one Corollary 4.8's "
-                "coefficients, so this can fail only where the corollary's beta-terms disagree "
-                "with the beta it states (wu.cor4.8.constants checks every coefficient); what it "
-                "records is that the theorem read so is the one the corollary applies. "
-                "wu.thm4.7's own run uses the printed beta = 5 S_F alpha; its judged m-term "
-                "does not contain beta.",
-          check=_momentum_check("thm4.7")),
+                  "Theorem 4.4, the theorem's beta the c alpha^2 its own bound's c-term implies; "
+                  "judged: the order in alpha of that beta (from the theorem) against the order "
+                  "of the beta Corollary 4.8's printed coefficients imply (a corollary that "
+                  "applied the printed beta would give order 1)",
+          notes="The value of c is Corollary 4.8's own (the theorem has none), so it is not "
+                "judged here: wu.cor4.8.constants checks every coefficient. wu.thm4.7's own run "
+                "uses the printed beta = 5 S_F alpha; its judged m-term does not contain beta.",
+          check=Check(measure_momentum, judge_momentum_order_thm47,
+                      each([(_BETA_ORDER,)], lambda k: k - 1))),
     Claim(id="wu.cor4.8", paper="wu", location="Corollary 4.8",
           statement="Acc-FCSG-M with q = (T/N^2)^(1/3), alpha = N^(2/3)/(12 S_F T^(1/3)), "
                     "beta = c alpha^2 (c = 30 S_F^2/(b N)), B = T^(1/3)/N^(2/3): (1/T) sum_t "

@@ -509,7 +509,8 @@ def wu_implied_momentum() -> dict:
 
     Each term is solved for beta separately; the solution is written as C alpha^k with k the
     power that removes T (C may hold S_F, N, b). Returns, per theorem, the solutions from each
-    term, whether they agree, and beta in terms of the symbol ``alpha`` (as a string)."""
+    term, whether they agree, beta in terms of the symbol ``alpha`` (as a string) and its order
+    k in alpha."""
     N, SF, bb, beta, alpha = sp.symbols("N S_F b beta alpha", positive=True)
     cases = {
         "thm4.4": (sp.sqrt(N / T) / (6 * SF), 1 / sp.sqrt(N * T),
@@ -536,7 +537,8 @@ def wu_implied_momentum() -> dict:
         coef = sp.simplify(first / a ** eT)
         in_alpha = sp.simplify(coef * alpha ** eT) if not coef.has(T) else None
         out[name] = {"solutions": {k: str(v) for k, v in sols.items()}, "agree": bool(agree),
-                     "beta": str(in_alpha) if in_alpha is not None else None}
+                     "beta": str(in_alpha) if in_alpha is not None else None,
+                     "alpha_order": float(eT) if in_alpha is not None else None}
     return out
 
 

@@ -463,3 +463,23 @@ def test_paired_below_verdicts_need_the_evidence_either_way():
     assert paired_spread_below_verdict("s", 0.9 * noise + 0.01 * rng.standard_normal(16),
                                        noise).verdict == "inconclusive"
     assert paired_spread_below_verdict("s", [1.0, 2.0], [1.0, 3.0]).verdict == "inconclusive"
+
+
+def test_paired_equivalence_needs_evidence_of_likeness():
+    """Alike within a margin by two one-sided tests: a tight difference inside the margin
+    passes; one well outside fails; a noisy one whose mean is 0 stays undecided (noise is no
+    evidence of likeness), and so does one finite pair."""
+    from fedcomp.rates.verdict import paired_equivalence_verdict
+    rng = np.random.default_rng(4)
+    b = 0.95 + 0.01 * rng.standard_normal(8)
+    assert paired_equivalence_verdict("a", b + 0.001 * rng.standard_normal(8), b,
+                                      margin=0.01).verdict == "pass"
+    assert paired_equivalence_verdict("a", b - 0.05 + 0.001 * rng.standard_normal(8), b,
+                                      margin=0.01).verdict == "fail"
+    noisy = b + 0.05 * rng.standard_normal(8)
+    noisy = noisy - (noisy - b).mean()                         # mean difference exactly 0
+    assert paired_equivalence_verdict("a", noisy, b, margin=0.01).verdict == "inconclusive"
+    assert paired_equivalence_verdict("a", [0.9, math.nan], [0.9, 0.9],
+                                      margin=0.01).verdict == "inconclusive"
+    # exactly equal runs: a degenerate interval at 0, inside any positive margin
+    assert paired_equivalence_verdict("a", b, b, margin=0.01).verdict == "pass"

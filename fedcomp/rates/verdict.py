@@ -617,6 +617,32 @@ def paired_spread_below_verdict(name: str, a, b, fraction: float = 0.9,
                             f"{n} pairs)")
 
 
+def paired_equivalence_verdict(name: str, a, b, margin: float, level: float = 0.05) -> Verdict:
+    """"a and b are alike": the mean of a - b, paired by seed (a pair with a non-finite value is
+    left out), lies within +-`margin`, a margin fixed in advance. Two one-sided t tests at
+    `level` (TOST: the 1 - 2 `level` interval of the mean difference inside +-margin): pass;
+    fail when the two-sided 1 - `level` interval lies wholly outside +-margin (shown not alike);
+    inconclusive otherwise or with fewer than two pairs. Non-significance of the difference is
+    not evidence of likeness: noisier runs widen the interval and make a pass harder, not
+    easier."""
+    from scipy import stats
+    a, b = _pairs(a, b)
+    if a.size < 2 or not (math.isfinite(margin) and margin > 0):
+        return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
+    d = a - b
+    mean, sem = float(d.mean()), float(np.std(d, ddof=1) / math.sqrt(d.size))
+
+    def interval(conf):
+        return (mean, mean) if sem == 0 else tuple(
+            float(z) for z in stats.t.interval(conf, d.size - 1, loc=mean, scale=sem))
+    (lo, hi), (lo2, hi2) = interval(1 - 2 * level), interval(1 - level)
+    verdict = ("pass" if -margin < lo and hi < margin
+               else "fail" if lo2 > margin or hi2 < -margin else "inconclusive")
+    return Verdict(verdict, f"{name}: paired difference {mean:+.2g}, {100 * (1 - 2 * level):.3g} "
+                            f"% interval [{lo:+.2g}, {hi:+.2g}] against the margin +-{margin:g} "
+                            f"({d.size} pairs, two one-sided tests at {100 * level:.3g} %)")
+
+
 def combine(verdicts: list[str]) -> str:
     """Verdict of a claim made of several parts: fail if any fails, pass if all pass."""
     if any(v == "fail" for v in verdicts):

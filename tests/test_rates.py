@@ -483,3 +483,22 @@ def test_paired_equivalence_needs_evidence_of_likeness():
                                       margin=0.01).verdict == "inconclusive"
     # exactly equal runs: a degenerate interval at 0, inside any positive margin
     assert paired_equivalence_verdict("a", b, b, margin=0.01).verdict == "pass"
+
+
+def test_a_rate_cannot_pass_on_a_run_whose_slopes_have_not_settled():
+    """regime: the last three local slopes within 0.1 of each other; a drift over them (each
+    step under 0.1) is not settled. regime_checked_verdict demotes only a pass."""
+    from fedcomp.rates.verdict import Verdict, regime, regime_checked_verdict
+    x = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    steady = x ** -0.5
+    assert regime(x, steady, -0.5)["settled"] is True
+    drift = np.exp(np.cumsum([0.0, -0.40, -0.47, -0.54, -0.61]) * np.log(2.0))
+    r = regime(x, drift)
+    assert r["local_slopes"] == pytest.approx([-0.40, -0.47, -0.54, -0.61])
+    assert r["settled"] is False and "not settled" in r["text"]
+    assert regime_checked_verdict(Verdict("pass", "fit"), r).verdict == "inconclusive"
+    assert regime_checked_verdict(Verdict("fail", "fit"), r).verdict == "fail"
+    settled = regime(x, steady)
+    v = regime_checked_verdict(Verdict("pass", "fit"), settled)
+    assert v.verdict == "pass" and "settled" in v.reason
+    assert regime_checked_verdict(Verdict("pass", "fit"), None).verdict == "pass"

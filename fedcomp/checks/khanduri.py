@@ -61,8 +61,8 @@ from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
                                    cost_floor, equal_verdict, exponent_verdict,
-                                   local_slopes, record_comparison, upper_bound_verdict,
-                                   vanishing_order_verdict)
+                                   local_slopes, record_comparison, regime_checked_verdict,
+                                   upper_bound_verdict, vanishing_order_verdict)
 
 PAPER = "khanduri"
 
@@ -1331,13 +1331,14 @@ def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=
           tail=None):
     """One rate part: the whole grid's upper-bound verdict, checked against the grid's upper
     half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`)."""
-    v = upper_bound_verdict(fit, predicted, max_width=max_width, floor=floor,
-                            floor_reason=floor_reason, tail=tail,
-                            tail_label="upper half of the T grid")
-    reason = v.reason + (f"; regime: {regime['text']}" if regime else "")
+    v = regime_checked_verdict(upper_bound_verdict(fit, predicted, max_width=max_width,
+                                                   floor=floor, floor_reason=floor_reason,
+                                                   tail=tail,
+                                                   tail_label="upper half of the T grid"),
+                               regime)
     return {"part": label, "verdict": v.verdict, "slope": fit.slope,
             "interval": [fit.low, fit.high], "predicted": predicted, "r2": fit.r2,
-            "n_points": fit.n_points, "n_seeds": fit.n_seeds, "reason": reason}
+            "n_points": fit.n_points, "n_seeds": fit.n_seeds, "reason": v.reason}
 
 
 def _rate_result(parts, predicted, info, extra=""):

@@ -37,6 +37,7 @@ from fedcomp.rates.verdict import (
     combine,
     equal_verdict,
     exponent_verdict,
+    regime_checked_verdict,
     upper_bound_verdict,
 )
 
@@ -334,16 +335,16 @@ def judge_thm1(predicted, m: Measurement) -> CheckResult:
     rate, rounds = predicted["rate"], predicted["rounds"]
     # the T grid's upper half, where the grid is long enough to have one (full profile)
     up = v.get("fit_T_upper_half")
-    vT = upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=SGD_FLOOR,
-                             floor_reason=SGD_FLOOR_REASON, tail=_fit(up) if up else None,
-                             tail_label="upper half of the T grid")
+    vT = regime_checked_verdict(
+        upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=SGD_FLOOR,
+                            floor_reason=SGD_FLOOR_REASON, tail=_fit(up) if up else None,
+                            tail_label="upper half of the T grid"), v["regime_T"])
     vK = upper_bound_verdict(_fit(v["fit_K"]), rate["K"], floor=SGD_FLOOR,
                              floor_reason=SGD_FLOOR_REASON)
     rT = exponent_verdict(_fit(v["fit_rounds_T"]), rounds["T"])
     rK = exponent_verdict(_fit(v["fit_rounds_K"]), rounds["K"])
     parts = {"rate T": vT, "rate K": vK, "rounds T": rT, "rounds K": rK}
     detail = "; ".join(f"{k}: {p.verdict}: {p.reason}" for k, p in parts.items())
-    detail += f"; T-run regime: {v['regime_T'].get('text', '')}"
     measured = {k: {"slope": v[f][ "slope"], "interval": [v[f]["low"], v[f]["high"]]}
                 for k, f in (("rate T", "fit_T"), ("rate K", "fit_K"),
                              ("rounds T", "fit_rounds_T"), ("rounds K", "fit_rounds_K"))}
@@ -411,9 +412,10 @@ def judge_thm1_heterogeneous(predicted, m: Measurement) -> CheckResult:
                                      f"a finite (non-diverged) run")
     else:
         up = v.get("fit_T_upper_half")
-        vT = upper_bound_verdict(_fit(v["fit_T"]), bound, floor=None,
-                                 tail=_fit(up) if up else None,
-                                 tail_label="upper half of the T grid")
+        vT = regime_checked_verdict(upper_bound_verdict(_fit(v["fit_T"]), bound, floor=None,
+                                                        tail=_fit(up) if up else None,
+                                                        tail_label="upper half of the T grid"),
+                                    v["regime_T"])
     cf = v["closed_form"]
     slopes = np.asarray(v["regime_T"].get("local_slopes", []), float)
     trend = ("rise with T at every step of the grid" if slopes.size and np.all(slopes > 0) else
@@ -421,7 +423,7 @@ def judge_thm1_heterogeneous(predicted, m: Measurement) -> CheckResult:
     xD = cf["x_D"][0]
     gaps = [xD - r["final_x_bar"][0] for r in v["runs"]]
     shrinks = all(abs(b_) < abs(a_) for a_, b_ in zip(gaps, gaps[1:]))
-    detail = (f"rate T: {vT.verdict}: {vT.reason}; T-run regime: {v['regime_T'].get('text', '')}"
+    detail = (f"rate T: {vT.verdict}: {vT.reason}"
               f"; the averages {trend}; x_D - final xbar = "
               f"{', '.join(f'{g:.3g}' for g in gaps)} at T = {v['T']} ("
               f"{'shrinking' if shrinks else 'not shrinking'} at every step): the exact dynamics "

@@ -219,6 +219,22 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                            f"contains the predicted exponent)")
 
 
+def regime_checked_verdict(v: Verdict, reg: dict | None, settle: float = 0.1) -> Verdict:
+    """`v` (a rate verdict on a grid) checked against the grid's :func:`regime`: a pass on a run
+    whose last local slopes have not settled (they spread by more than `settle`) becomes
+    inconclusive, since the fitted exponent may not describe the end of the grid, where an
+    O(x^p) bound speaks; a fail or an inconclusive verdict stands, and the regime is reported
+    beside it either way."""
+    if not reg:
+        return v
+    reason = f"{v.reason}; regime: {reg.get('text', '')}"
+    if v.verdict == "pass" and reg.get("settled") is False:
+        return Verdict("inconclusive", f"{reason}: the local slopes have not settled (they "
+                                       f"spread by more than {settle:g}), so the fit may not "
+                                       f"describe the end of the grid (a longer grid would tell)")
+    return Verdict(v.verdict, reason)
+
+
 def tail_checked_verdict(whole: Verdict, tail: Verdict | None,
                          tail_label: str = "upper half of the grid") -> Verdict:
     """`whole` (:func:`upper_bound_verdict` on every grid point) checked against `tail` (the same
@@ -273,14 +289,17 @@ def local_slopes(x, values) -> np.ndarray:
 
 
 def regime(x, values, predicted: float | None = None, settle: float = 0.1) -> dict:
-    """Whether the run has reached the regime an exponent describes: the last two local slopes
-    differ by at most `settle` ("settled"), and how far the last one is from `predicted`."""
+    """Whether the run has reached the regime an exponent describes: the last three local slopes
+    (the last two on a grid with only two) lie within `settle` of each other ("settled"), and how
+    far the last one is from `predicted`. :func:`regime_checked_verdict` keeps a rate from
+    passing on a run that has not settled."""
     s = local_slopes(x, values)
     out = {"local_slopes": [float(v) for v in s]}
-    if len(s) >= 2 and np.all(np.isfinite(s[-2:])):
-        out["settled"] = bool(abs(s[-1] - s[-2]) <= settle)
+    last = s[-3:]
+    if len(last) >= 2 and np.all(np.isfinite(last)):
+        out["settled"] = bool(np.ptp(last) <= settle)
         text = ("settled" if out["settled"] else "not settled") + \
-            f" (last local slopes {s[-2]:+.2f}, {s[-1]:+.2f})"
+            f" (last local slopes {', '.join(f'{z:+.2f}' for z in last)})"
         if predicted is not None:
             text += f", last one {s[-1] - predicted:+.2f} from the prediction"
         out["text"] = text

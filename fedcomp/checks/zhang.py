@@ -695,7 +695,8 @@ def measure_dims(profile, out_dir) -> Measurement:
     the inner map g(x) = x - rho Delta(x), of the dual y = w3, and of the scorer's weights w."""
     from fedcomp.rates.auc import problem
     p = problem(4)
-    return Measurement(values={"d1": p.dim, "d_g": p.inner_dim, "d": p.feature_dim, "d2": 1},
+    d2 = int(np.size(p.dual_opt(np.zeros(p.dim))))       # the dual w3's size, as computed
+    return Measurement(values={"d1": p.dim, "d_g": p.inner_dim, "d": p.feature_dim, "d2": d2},
                        detail="AUCMinimax of zhang.thm1 (6 features including the intercept)")
 
 
@@ -1164,7 +1165,10 @@ CLAIMS += [
                     "d_2 = 1, so the communicated inner estimate h has model size.",
           kind="constant", predicted={"d_g": "d1", "d1": "d + 2", "d2": 1},
           reading="measured on fedcomp.problems.AUCMinimax, which builds (2)-(4) this way "
-                  "(d = the scorer's weights, intercept included)",
+                  "(d = the scorer's weights, intercept included; d_2 the size of the dual its "
+                  "dual_opt computes), so the check tests that implementation against Section "
+                  "3.1's construction (a fail would be fedcomp's, or the reading's)",
+          subject="implementation",
           check=Check(measure_dims, judge_dims,
                       combine_wrong(each([("d_g",)], lambda v: "d"),
                                     each([("d1",)], lambda v: "d"),

@@ -324,8 +324,10 @@ def _judge_coefficient(problem):
     def judge(predicted, m: Measurement) -> CheckResult:
         v = m.values[problem]
         n = v["coefficient"]
-        res = bound_constant_verdict("coefficient of the lemma", float(predicted["coefficient"]),
-                                     float(n), True, observed_max=v["jensen_ratio"])
+        res = bound_constant_verdict("constant c of the proof's step ||sum_j a_j||^2 <= c sum "
+                                     "||a_j||^2 (the lemma's coefficient)",
+                                     float(predicted["coefficient"]), float(n), True,
+                                     observed_max=v["jensen_ratio"])
         tele = "telescoping" if v["telescopes"] else "NOT telescoping"
         return CheckResult(res.verdict, predicted,
                            {"derived coefficient": n,
@@ -334,8 +336,10 @@ def _judge_coefficient(problem):
                            f"{tele}; {_PRINTED_LINES[problem]}); "
                            f"||sum_{{j<={n}}} a_j||^2 <= {n} sum ||a_j||^2 is attained at equal "
                            f"aligned a_j (ratio {v['jensen_ratio']:.6g}), so {n} is the exact "
-                           f"constant of that step; {res.reason}. Derived bound: "
-                           f"{v['lemma_bound']}", bounds=[res.bound])
+                           f"constant of that step; {res.reason} (tight for that step, not "
+                           f"for the lemma's whole bound, which no instance attains: the "
+                           f"zero-mean sampling differences cannot align with the drift ones). "
+                           f"Derived bound: {v['lemma_bound']}", bounds=[res.bound])
     judge.__name__ = f"judge_coefficient_{problem}"
     return judge
 

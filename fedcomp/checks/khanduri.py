@@ -575,7 +575,12 @@ def judge_rem21_local_scgdm(predicted, m: Measurement) -> CheckResult:
     else:
         r = equal_verdict(REM21_GAO_KEY, kind == "vanishes", predicted[REM21_GAO_KEY])
         part = Verdict(r.verdict, f"{r.reason}: {_arm_text(v, limits, arm)}")
-    return _result([part], predicted, measured, f"{controls}; ")
+    res = _result([part], predicted, measured, f"{controls}; ")
+    fixed = "Local-SCGDM, fixed beta"
+    if fixed in limits:
+        res.detail += (f"; reported, not judged (the other reading of Local-SCGDM's inner "
+                       f"weight): {_arm_text(v, limits, fixed)}")
+    return res
 
 
 # --- Section 4.1's remedies and the necessity of sharing y every iteration ------------------
@@ -913,9 +918,10 @@ CLAIMS: list = [
                   "judged",
           notes="The fail hinges on the tied inner weight: on the same instance Local-SCGDM with "
                 "inner weight 1 (khanduri.sec4.1.remedies' 'gradient momentum' arm) keeps a gap "
-                "of about 0.18, and a fixed weight (the FCSG paper tunes Local-SCGDM's inner "
-                "coefficient over the fixed grid 0.1, 0.5, 0.9) keeps one too, so for "
-                "Local-SCGDM as Wu et al. run it the remark holds. Gao et al.'s paper is not "
+                "of about 0.18, and with a fixed weight (the FCSG paper tunes Local-SCGDM's "
+                "inner coefficient over the fixed grid 0.1, 0.5, 0.9; the arm 'Local-SCGDM, "
+                "fixed beta' runs 0.1, its limit reported beside the verdict) the sharing law "
+                "predicts a gap too, so for Local-SCGDM as Wu et al. run it the remark holds. Gao et al.'s paper is not "
                 "among the five: the averaging of h rests on one sentence of the FCSG paper "
                 "('the server needs to average the inner state as in Local-SCGDM'), and "
                 "averaging h on an objective with local g_k would mix the clients' inner values "

@@ -476,6 +476,8 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
       and ``limit`` its eta -> 0 limit, that of c = 0;
     * ``Local-SCGDM, beta = eta``: Local-SCGDM as published, inner weight tied to the step size
       (Gao et al. write it beta eta), momentum `momentum`: c'(eta, I) -> 0, its ``law`` likewise;
+    * ``Local-SCGDM, fixed beta``: the same with the inner weight fixed at `beta` (as the FCSG
+      paper tunes it, over 0.1, 0.5, 0.9): c' = :func:`scgdm_drift_factor` (beta, I) > 0;
     * ``FedDRO``: y averaged every iteration (c = 0), the control.
 
     The instance is :func:`controlled_problem` at `heterogeneity` with f the Huber function of
@@ -508,6 +510,12 @@ def remedies(etas=(0.04, 0.02, 0.01, 0.005), heterogeneity: float = 1.0, I: int 
                                             c=scgdm_drift_factor,
                                             setting=f"Local-SCGDM as published, inner weight "
                                                     f"beta = eta, gradient momentum "
+                                                    f"{momentum:g}"),
+            "Local-SCGDM, fixed beta": dict(algorithm="local-scgdm", beta=beta,
+                                            momentum=momentum,
+                                            c=scgdm_drift_factor(beta, I),
+                                            setting=f"Local-SCGDM with inner weight fixed at "
+                                                    f"beta = {beta:g}, gradient momentum "
                                                     f"{momentum:g}"),
             "FedDRO": dict(algorithm="feddro", beta=beta, c=0.0,
                            setting="y averaged every iteration")}

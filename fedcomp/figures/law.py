@@ -83,7 +83,8 @@ def remedies_figure(data: dict, title: str):
     """The remedies of the FedDRO paper's Section 4.1 against the step size (data:
     :func:`fedcomp.experiments.intermittent.remedies`): each arm's gap ||grad Phi||^2 at its
     limit against eta, log-log (markers and lines: simulated, dash-dotted for the arms whose
-    inner weight is tied to eta; thin dotted horizontals: the arm's closed-form eta -> 0 limit;
+    inner weight is tied to eta, dashed with hollow markers for a second fixed-weight arm of the
+    same algorithm; thin dotted horizontals: the arm's closed-form eta -> 0 limit;
     thick dotted: the closed-form gap c^2 ||D||^2 at each eta of a tied arm). A gap that stays
     as eta shrinks is a bias; one that falls with eta is not. Exact zeros (FedDRO) go on the
     marked floor, with their own legend entry."""
@@ -93,13 +94,17 @@ def remedies_figure(data: dict, title: str):
                                         if a["limit"] is not None and a["limit"] >= S.EXACT_ZERO]
     floor = 10 ** np.floor(np.log10(min(values))) / 10 if values else 1e-8
     fig, ax = plt.subplots(figsize=(10.5, 4.8))
-    any_zero = False
+    any_zero, fixed_seen = False, set()
     for label, a in arms.items():
         colour, tied = S.colour(a["algorithm"]), a["law"] is not None
+        # a second fixed-weight arm of the same algorithm: dashed, hollow markers
+        again = not tied and a["algorithm"] in fixed_seen
+        fixed_seen |= set() if tied else {a["algorithm"]}
         (x, y), zeros = S.split_zeros(data["etas"], a["gaps"])
         if x:
             ax.loglog(x, y, marker=S.marker(a["algorithm"]), ms=5, lw=1.3, color=colour,
-                      linestyle="-." if tied else "-", label=label)
+                      linestyle="-." if tied else "--" if again else "-",
+                      mfc="none" if again else colour, label=label)
         if zeros:
             S.zero_floor(ax, zeros, a["algorithm"], floor)
             ax.plot([], [], linestyle="none", marker="v", color=colour, mfc="none",

@@ -454,3 +454,31 @@ def test_claims_built_on_an_implication_rest_on_its_premise():
         checks.Claim(id="khanduri.x", paper="khanduri", location="-", statement="-",
                      kind="rate", predicted={"T": -0.5}, not_checked="x" * 30,
                      depends_on=("khanduri.thm4.3",), premise=("khanduri.thm4.3",))
+
+
+def test_a_multi_part_verdict_shows_the_deciding_parts_interval():
+    from fedcomp.checks.core import deciding_interval
+    parts = [("pass", (-0.6, -0.5)), ("inconclusive", (-0.9, -0.2)), ("fail", (-0.3, -0.2))]
+    assert deciding_interval(parts) == (-0.3, -0.2)
+    assert deciding_interval(parts[:2]) == (-0.9, -0.2)
+    assert deciding_interval(parts[:1]) == (-0.6, -0.5)
+    assert deciding_interval([("fail", [None, None]), ("pass", (0, 1))]) is None
+    assert deciding_interval([("fail", None)]) is None and deciding_interval([]) is None
+
+
+def test_a_fail_read_off_unconfirmed_claims_says_so(extra_claims, tmp_path, capsys):
+    """The dependency rule cannot demote a fail, but a fail whose dependencies are not all
+    confirmed names them: the statements disagree, which one is wrong is not shown."""
+    undecided = Claim(id="fedcomp.test-undecided", paper="fedcomp", location="test",
+                      statement="test claim", kind="rate", predicted={"T": -0.3},
+                      check=Check(_measure_const, _judge_undecided, steeper(("T",))))
+    extra_claims(undecided,
+                 _claim("fedcomp.test-refuted", {"T": -1.0}, ("fedcomp.test-undecided",)))
+    assert main(["verify", "--claim", "fedcomp.test-refuted", "--json",
+                 "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    row = out["fedcomp.test-refuted"]
+    assert row["verdict"] == "fail"
+    assert "reads claims that are not confirmed: fedcomp.test-undecided (inconclusive)" \
+        in row["detail"]
+    assert row["paper_key"] == "fedcomp"

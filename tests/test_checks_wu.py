@@ -266,3 +266,34 @@ def test_corollaries_follow_from_their_theorems_as_inequalities():
         assert c.check.judge(c.predicted, m).verdict == "pass"
         assert c.check.judge({"the printed bound follows from the theorem": False},
                              m).verdict == "fail"
+
+
+def test_the_derivations_floats_per_round_are_the_engines(tmp_path_factory):
+    """wu.limitation.total multiplies fedcomp's per-round floats (theory.complexity's schemes)
+    by the rounds; those floats must be what the engine's ledger books for each algorithm, which
+    wu.limitation and wu.sec5.2.scgdm-comm read."""
+    from fedcomp.checks.wu import judge_more_per_round, measure_ledger
+    from fedcomp.theory.complexity import d, derive, dg
+    m = measure_ledger("quick", tmp_path_factory.mktemp("ledger"))
+    led = m.values
+    for key, name in (("fcsg", "FCSG"), ("fcsg-m", "FCSG-M"), ("acc-fcsg-m", "Acc-FCSG-M")):
+        want = float(derive(key).floats_per_round.subs({d: led["d"], dg: led["d_g"]}))
+        assert led["floats per round"][name] == want, name
+    assert judge_more_per_round({"FCSG-M": True, "Acc-FCSG-M": True}, m).verdict == "pass"
+    assert judge_more_per_round({"FCSG-M": False, "Acc-FCSG-M": True}, m).verdict == "fail"
+
+
+def test_the_momentum_order_judge_says_why_it_cannot_compare():
+    from fedcomp.checks.core import Measurement
+    from fedcomp.checks.wu import judge_momentum_order_thm47
+    pred = {"order in alpha of beta": 2}
+    base = {"solutions": {"a": "x", "b": "x"}, "beta": None}
+    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
+        **base, "agree": True, "alpha_order": None}}))
+    assert r.verdict == "inconclusive" and "not a power of alpha" in r.detail
+    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
+        **base, "agree": False, "alpha_order": None}}))
+    assert r.verdict == "inconclusive" and "different momenta" in r.detail
+    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
+        **base, "beta": "alpha", "agree": True, "alpha_order": 1.0}}))
+    assert r.verdict == "fail"

@@ -336,10 +336,10 @@ def _judge_coefficient(problem):
                            f"{tele}; {_PRINTED_LINES[problem]}); "
                            f"||sum_{{j<={n}}} a_j||^2 <= {n} sum ||a_j||^2 is attained at equal "
                            f"aligned a_j (ratio {v['jensen_ratio']:.6g}), so {n} is the exact "
-                           f"constant of that step; {res.reason} (tight for that step, not "
-                           f"for the lemma's whole bound, which no instance attains: the "
-                           f"zero-mean sampling differences cannot align with the drift ones). "
-                           f"Derived bound: {v['lemma_bound']}", bounds=[res.bound])
+                           f"constant of that step; {res.reason}. What is tight is that step: "
+                           f"no instance attains the lemma's whole bound (the zero-mean "
+                           f"sampling differences cannot align with the drift ones). Derived "
+                           f"bound: {v['lemma_bound']}", bounds=[res.bound])
     judge.__name__ = f"judge_coefficient_{problem}"
     return judge
 

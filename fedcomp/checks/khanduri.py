@@ -557,13 +557,26 @@ REM21_GAO_KEY = ("Local-SCGDM (Gao et al.), inner state averaged every I iterati
                  "stationary point of (2) as eta -> 0")
 
 
-def judge_rem21_local_scgdm(predicted, m: Measurement) -> CheckResult:
+def _rem21_judge(arm: str, other: str):
+    """The judge of Remark 2.1 for Gao et al.'s Local-SCGDM read with the remedies arm `arm`
+    (:func:`judge_rem21_local_scgdm`), reporting the arm `other` (the other reading of its
+    inner weight) beside the verdict."""
+    def judge(predicted, m: Measurement) -> CheckResult:
+        return judge_rem21_local_scgdm(predicted, m, arm, other)
+    judge.__name__ = judge.__qualname__ = (
+        "judge_rem21_" + arm.lower().replace(" ", "_").replace(",", "").replace("=", "eq"))
+    return judge
+
+
+def judge_rem21_local_scgdm(predicted, m: Measurement, arm: str = "Local-SCGDM, beta = eta",
+                            other: str = "Local-SCGDM, fixed beta") -> CheckResult:
     """Remark 2.1 for Gao et al.'s Local-SCGDM on the remedies instance (a (2) instance): its
     inner state h and momentum u are averaged with x every I iterations, so its fixed points
-    are not those of (1/K) sum_k f(g_k). Measured True when its gap vanishes with eta
-    (step_limit), False when it stays; after the controls of the remedies claims."""
+    are not those of (1/K) sum_k f(g_k) in general. Measured on the remedies arm `arm`: True
+    when its gap vanishes with eta (step_limit), False when it stays; after the controls of the
+    remedies claims. The arm `other` is reported beside it, not judged."""
     from fedcomp.rates.verdict import Verdict
-    v, arm = m.values, "Local-SCGDM, beta = eta"
+    v = m.values
     limits = _limits(v)
     ok, controls = _controls(v, limits)
     measured = {"limits": limits}
@@ -576,10 +589,9 @@ def judge_rem21_local_scgdm(predicted, m: Measurement) -> CheckResult:
         r = equal_verdict(REM21_GAO_KEY, kind == "vanishes", predicted[REM21_GAO_KEY])
         part = Verdict(r.verdict, f"{r.reason}: {_arm_text(v, limits, arm)}")
     res = _result([part], predicted, measured, f"{controls}; ")
-    fixed = "Local-SCGDM, fixed beta"
-    if fixed in limits:
+    if other in limits:
         res.detail += (f"; reported, not judged (the other reading of Local-SCGDM's inner "
-                       f"weight): {_arm_text(v, limits, fixed)}")
+                       f"weight): {_arm_text(v, limits, other)}")
     return res
 
 
@@ -929,7 +941,26 @@ CLAIMS: list = [
                 "off, which the five papers cannot settle. One instance refutes the fixed-point "
                 "reading; fedcomp.intermittent-sharing-law's first-order derivation (the gap "
                 "of a tied weight falls with eta on any instance) is why it generalises.",
-          check=Check(_REMEDIES, judge_rem21_local_scgdm, itself)),
+          check=Check(_REMEDIES, _rem21_judge("Local-SCGDM, beta = eta",
+                                              "Local-SCGDM, fixed beta"), itself)),
+    Claim(id="khanduri.rem2.1.local-scgdm.fixed-beta", paper=PAPER, location="Remark 2.1",
+          statement="Gao et al. (2022) consider the objective 1/K sum_k f_k(g_k(.)); this "
+                    "implies that the algorithm developed there (Local-SCGDM) cannot solve "
+                    "problem (2).",
+          kind="counterexample",
+          predicted={REM21_GAO_KEY: False},
+          reading="second reading of khanduri.rem2.1.local-scgdm: Local-SCGDM with its inner "
+                  "weight fixed, as the FCSG paper runs it (tuned over 0.1, 0.5, 0.9; the arm "
+                  "'Local-SCGDM, fixed beta' of the remedies, weight 0.1, gradient momentum "
+                  "0.1), on the same (2) instance; 'cannot solve (2)' in Theorem 4.1's "
+                  "fixed-point sense (the gap stays as eta -> 0)",
+          notes="one instance where the gap stays confirms 'cannot' for this reading only as an "
+                "existence statement (an algorithm that fails on some (2) instance); the sharing "
+                "law (fedcomp.intermittent-sharing-law) gives c(beta, I) > 0 at a fixed weight, "
+                "so the gap stays wherever the clients' Jacobians differ",
+          check=Check(_REMEDIES, _rem21_judge("Local-SCGDM, fixed beta",
+                                              "Local-SCGDM, beta = eta"),
+                      flipped((REM21_GAO_KEY,)))),
     Claim(id="khanduri.eq4", paper=PAPER, location="Section 2.1, (3)-(4)",
           statement="The KL-regularised DRO (3), max over the simplex of sum p_i l_i - lambda "
                     "sum p_i log(m p_i), has the equivalent CO reformulation (4) "
@@ -1520,15 +1551,17 @@ def judge_thm42(predicted, m):
 # --- Corollaries 4.4 / 5.3 ----------------------------------------------------------------------
 
 def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="", tail=None,
-               t_per_cost=None):
+               t_per_cost=None, regime=None):
     """cost = O(eps^a) (a < 0) judged as eps <= C cost^(1/a) (with the grid's upper half when
     `tail` is its fit). `t_per_cost`: how T grows with the cost along the grid; given, the floor
     is SGD_FLOOR carried into the cost (:func:`fedcomp.rates.verdict.cost_floor`), and a cost
-    that cannot carry it (NaN: T does not grow with it) makes the part inconclusive."""
+    that cannot carry it (NaN: T does not grow with it) makes the part inconclusive. `regime`:
+    that of the T sweep the cost is read from (the cost grows with T along it), which keeps a
+    pass off a run that drifts at the end of the grid, as for the rate parts."""
     if t_per_cost is not None and not t_per_cost > 0:
         # no floor to carry: a decay slower than the bound still fails (that side needs none),
         # but a pass cannot be told from a run outside the regime
-        p = _part(label, fit, 1.0 / eps_exponent, max_width, tail=tail)
+        p = _part(label, fit, 1.0 / eps_exponent, max_width, tail=tail, regime=regime)
         if p["verdict"] == "pass":
             p["verdict"] = "inconclusive"
             p["reason"] = ("the cost does not grow with T along the grid (fewer than two T, or a "
@@ -1538,7 +1571,8 @@ def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="",
     else:
         if t_per_cost is not None:
             floor, floor_reason = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, t_per_cost)
-        p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail)
+        p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail,
+                  regime=regime)
     from fedcomp.rates.analysis import invert
     if fit.high < 0:
         a, a_lo, a_hi = invert(fit)
@@ -1569,14 +1603,15 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
                            floor=SPEEDUP_FLOOR, floor_reason=SPEEDUP_FLOOR_REASON))
     for problem in problems:
         c = v["costs"][problem]
+        reg = v.get("rates", {}).get(problem, {}).get("regime")
         parts.append(_cost_part(f"{problem} samples per client (K={v['K0']}): eps vs T",
                                 c["eps_vs_samples"], sp_["eps"], w, floor=SGD_FLOOR,
                                 floor_reason=SGD_FLOOR_REASON,
-                                tail=c.get("eps_vs_samples_upper_half")))
+                                tail=c.get("eps_vs_samples_upper_half"), regime=reg))
         parts.append(_cost_part(f"{problem} communication (K={v['K0']}): eps vs {rounds_cost}",
                                 c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w,
                                 t_per_cost=c["t_per_cost"][rounds_cost],
-                                tail=c.get(f"eps_vs_{rounds_cost}_upper_half")))
+                                tail=c.get(f"eps_vs_{rounds_cost}_upper_half"), regime=reg))
     return parts
 
 

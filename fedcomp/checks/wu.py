@@ -383,10 +383,14 @@ def judge_momentum_order_thm47(predicted, m: Measurement) -> CheckResult:
     order Theorem 4.7's bound implies (its c^2 alpha^2 term: beta = c alpha^2)."""
     v = m.values["thm4.7"]
     corollary = _COROLLARY_OF["thm4.7"]
-    if not v["agree"] or v["alpha_order"] is None:
+    if not v["agree"]:
         return CheckResult("inconclusive", predicted, v,
                            f"the beta-terms of {corollary} imply different momenta "
                            f"{v['solutions']}: no single beta to compare with")
+    if v["alpha_order"] is None:
+        return CheckResult("inconclusive", predicted, v,
+                           f"the beta {corollary}'s coefficients imply, {v['solutions']}, is not "
+                           f"a power of alpha times a constant: no order in alpha to compare")
     r = equal_verdict(_BETA_ORDER, v["alpha_order"], predicted[_BETA_ORDER])
     return CheckResult(r.verdict, predicted, {**v, _BETA_ORDER: v["alpha_order"]},
                        f"{corollary}'s printed coefficients imply beta = {v['beta']} (every "
@@ -418,10 +422,8 @@ def measure_complexities(profile: str, out_dir: Path) -> Measurement:
     comm = {}
     for key in ("fcsg-m", "acc-fcsg-m"):
         dv = derive(key)
-        per_round = sp.simplify(dv.floats_per_round - base.floats_per_round).is_positive
         ratio = sp.limit(sp.simplify(dv.floats_per_client / base.floats_per_client), eps, 0)
-        comm[ALG_NAMES[key]] = {"more floats per round than FCSG": bool(per_round),
-                                "more floats in total than FCSG (eps -> 0)": bool(ratio > 1),
+        comm[ALG_NAMES[key]] = {"more floats in total than FCSG (eps -> 0)": bool(ratio > 1),
                                 "total ratio to FCSG as eps -> 0": str(ratio)}
     values["communication"] = comm
     return Measurement(values=values, detail="sympy: each corollary's rate solved for T at "
@@ -555,7 +557,10 @@ def measure_sec51(profile: str, out_dir: Path) -> Measurement:
 
 
 #: 'similar performance' (section 5.1): final test accuracies within this of each other (one
-#: percentage point), shown by a paired equivalence test (verdict.paired_equivalence_verdict)
+#: percentage point), shown by a paired equivalence test (verdict.paired_equivalence_verdict);
+#: also the drop with m that 'does not drop' allows. Chosen on 29 November 2026 with the quick
+#: run's numbers in view (its 90 % interval, [-0.00019, +0.000095], passes any margin above
+#: 2e-4), not before any run was seen
 SEC51_ALIKE = 0.01
 SEC51_PARTS = ("accuracy rises with m", "gain from m = 1 to 100 larger at the largest noise ratio",
                "FCSG and FCSG-M alike at m = 100", "FCSG-M more stable than FCSG at m = 1")
@@ -566,7 +571,9 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
 
     (a) the final exact test accuracy rises from the smallest to the largest m at the largest
         sigma2 (by more than 3 standard errors of the difference: where the statement says larger
-        m are needed) and does not drop with m (by more than 3 standard errors) for any sigma2;
+        m are needed) and does not drop with m for any sigma2: each step of m shown, paired by
+        seed, not to drop by more than SEC51_ALIKE (non-inferiority at 5 %; one shown to drop
+        by more: False);
         (b) the gain from m = 1 to m = 100 is larger at the
         largest sigma2 than at the smallest, by more than 3 standard errors of the difference
         (smaller by more than that: False; between: undecided); (c) with m = 100 (largest
@@ -611,18 +618,25 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
     diverged = {part: {c: lost_in[c] for c in cs if lost_in[c]} for part, cs in reads.items()}
 
     def monotone():
-        mono = True
-        for s2 in v["sigma2s"]:
-            accs = [tab[key(s2, mm, "fcsg")] for mm in ms]
-            for lo, hi in itertools.pairwise(accs):
-                if hi["acc_mean"] < lo["acc_mean"] - 3 * math.hypot(lo["acc_se"], hi["acc_se"]):
-                    mono = False
+        from fedcomp.rates.verdict import paired_not_below_verdict
+        steps = [paired_not_below_verdict(
+                     f"sigma2={s2}, m={m0}->{m1}", tab[key(s2, m1, "fcsg")]["acc_seeds"],
+                     tab[key(s2, m0, "fcsg")]["acc_seeds"], margin=SEC51_ALIKE).verdict
+                 for s2 in v["sigma2s"] for m0, m1 in itertools.pairwise(ms)]
+        # 'does not drop': every step shown not to drop by more than SEC51_ALIKE (each at 5 %:
+        # an intersection of tests needs no correction); one shown to drop: False
+        mono = (False if "fail" in steps else True if all(s == "pass" for s in steps)
+                else None)
         a, b = tab[key(s_hi, ms[0], "fcsg")], tab[key(s_hi, ms[-1], "fcsg")]
         rise, margin = b["acc_mean"] - a["acc_mean"], 3 * math.hypot(a["acc_se"], b["acc_se"])
         rises = rise > margin
-        return mono and rises, (f"accuracy rises with m at sigma2={s_hi} (m={ms[0]}->{ms[-1]}: "
-                                f"{rise:+.4f}, 3 standard errors {margin:.4f}): {rises}; does not "
-                                f"drop with m for any sigma2: {mono}")
+        value = False if not rises or mono is False else mono
+        return value, (f"accuracy rises with m at sigma2={s_hi} (m={ms[0]}->{ms[-1]}: "
+                       f"{rise:+.4f}, 3 standard errors {margin:.4f}): {rises}; does not drop "
+                       f"with m by more than {SEC51_ALIKE:g} for any sigma2 (paired "
+                       f"non-inferiority at 5 % per step, {steps.count('pass')} of "
+                       f"{len(steps)} steps shown): "
+                       f"{ {True: True, False: False, None: 'undecided'}[mono]}")
 
     def gain_grows():
         gains, ses = {}, {}
@@ -863,8 +877,10 @@ CLAIMS = [
                     "term).",
           kind="rate", predicted={"m": -1},
           reading="the bias term 3 L_g^2 S_f^2 sigma_g^2/m: exponent in m of the measured gap "
-                  "floor at most -1 (an upper bound); run with the theorem's beta = 5 S_F alpha "
-                  "and alpha <= 1/(6 q S_F) " + _BIAS_READING_TAIL,
+                  "floor at most -1 (an upper bound); run with the theorem's printed beta = "
+                  "5 S_F alpha (which wu.thm4.7.beta.c-alpha2 reads as a copied line: the "
+                  "m-term judged here does not contain beta, so either beta serves) and "
+                  "alpha <= 1/(6 q S_F) " + _BIAS_READING_TAIL,
           notes="S_F is never defined in the paper (wu.assump.sf); c appears in the bound but "
                 "is defined only in Corollary 4.8 (c = 30 S_F^2/(b N))",
           check=Check(measure_bias_acc, judge_bias_floor, _BIAS_WRONG)),
@@ -1340,7 +1356,10 @@ COVERAGE_CLAIMS = [
                   "rows needs fewer rounds (O(eps^-1) in E||grad||^2 <= eps)",
           depends_on=("wu.rem4.9",),
           notes="ties DS-FedDRO, FedBiOAcc, SimFBO, Fed-DR-SCGD, GCIVR; 'optimal' (a lower "
-                "bound) is the second reading, wu.sec6.best-comm.optimal",
+                "bound) is the second reading, wu.sec6.best-comm.optimal. 'Best known' compares "
+                "the published bounds, so the other methods' rows (Table 1's as printed, the "
+                "derived ones as their papers state them) are the data it is judged on, not "
+                "premises: it does not depend on their own claims",
           check=Check(measure_best_comm, judge_best_comm,
                       combine_wrongs(shifted(("rounds", "eps'")), flipped((_FEWEST,))))),
     Claim(id="wu.sec6.best-comm.optimal", paper="wu", location="Section 6 (Conclusion)",

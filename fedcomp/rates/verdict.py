@@ -63,6 +63,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -219,19 +220,20 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                            f"contains the predicted exponent)")
 
 
-def regime_checked_verdict(v: Verdict, reg: dict | None, settle: float = 0.1) -> Verdict:
+def regime_checked_verdict(v: Verdict, reg: dict | None) -> Verdict:
     """`v` (a rate verdict on a grid) checked against the grid's :func:`regime`: a pass on a run
-    whose last local slopes have not settled (they spread by more than `settle`) becomes
-    inconclusive, since the fitted exponent may not describe the end of the grid, where an
-    O(x^p) bound speaks; a fail or an inconclusive verdict stands, and the regime is reported
-    beside it either way."""
+    shown to drift at the end of the grid (``settled`` False) becomes inconclusive, since the
+    fitted exponent may not describe the end of the grid, where an O(x^p) bound speaks. A fail
+    or an inconclusive verdict stands (a fail's interval excludes the prediction over the whole
+    grid; the tail check, :func:`tail_checked_verdict`, is what questions it on a long grid),
+    and the regime is reported beside it either way."""
     if not reg:
         return v
     reason = f"{v.reason}; regime: {reg.get('text', '')}"
     if v.verdict == "pass" and reg.get("settled") is False:
-        return Verdict("inconclusive", f"{reason}: the local slopes have not settled (they "
-                                       f"spread by more than {settle:g}), so the fit may not "
-                                       f"describe the end of the grid (a longer grid would tell)")
+        return Verdict("inconclusive", f"{reason}: the local slopes have not settled at the end "
+                                       f"of the grid, so the fit may not describe it (a longer "
+                                       f"grid would tell)")
     return Verdict(v.verdict, reason)
 
 
@@ -284,28 +286,62 @@ def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
 def local_slopes(x, values) -> np.ndarray:
     """Slopes of log(seed mean) against log x between neighbouring grid points (`values`: one
     row per seed, or one value per point)."""
-    means = np.nanmean(np.atleast_2d(np.asarray(values, dtype=float)), axis=0)
+    with warnings.catch_warnings():      # a point with no finite seed: its mean is NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.nanmean(np.atleast_2d(np.asarray(values, dtype=float)), axis=0)
     return np.diff(np.log(means)) / np.diff(np.log(np.asarray(x, dtype=float)))
 
 
-def regime(x, values, predicted: float | None = None, settle: float = 0.1) -> dict:
-    """Whether the run has reached the regime an exponent describes: the last three local slopes
-    (the last two on a grid with only two) lie within `settle` of each other ("settled"), and how
-    far the last one is from `predicted`. :func:`regime_checked_verdict` keeps a rate from
-    passing on a run that has not settled."""
-    s = local_slopes(x, values)
-    out = {"local_slopes": [float(v) for v in s]}
-    last = s[-3:]
-    if len(last) >= 2 and np.all(np.isfinite(last)):
-        out["settled"] = bool(np.ptp(last) <= settle)
-        text = ("settled" if out["settled"] else "not settled") + \
-            f" (last local slopes {', '.join(f'{z:+.2f}' for z in last)})"
-        if predicted is not None:
-            text += f", last one {s[-1] - predicted:+.2f} from the prediction"
-        out["text"] = text
-    else:
-        out["settled"] = None
-        out["text"] = "too few finite local slopes to tell"
+def regime(x, values, predicted: float | None = None, settle: float = 0.1,
+           level: float = 0.05) -> dict:
+    """Whether the run has reached the regime an exponent describes, judged on the drift of the
+    local slopes at the end of the grid: the last local slope minus the third-last (the
+    second-last on a grid of three points). With several seeds (`values`: one row per seed) the
+    drift is each seed's own, and its mean has a 1 - `level` t interval over the seeds (a few
+    seeds give a wide one: a resampling interval would be too narrow there); one run per point
+    gives the drift of that run, without an interval.
+
+    ``settled``: True when that interval lies within +-`settle`; False when it lies wholly
+    beyond (a drift larger than `settle` is shown) or a local slope there is not finite (a lost
+    grid point: the end of the grid cannot be read); None when neither is shown (local slopes of
+    seed means are noisy: their noise alone is no drift). :func:`regime_checked_verdict` keeps a
+    rate from passing on a run whose ``settled`` is False. Also reported: how far the last slope
+    is from `predicted`."""
+    v = np.atleast_2d(np.asarray(values, dtype=float))
+    x = np.asarray(x, dtype=float)
+    s = local_slopes(x, v)
+    out = {"local_slopes": [float(z) for z in s]}
+    k = min(3, len(s))
+    if k < 2:
+        out.update(settled=None, text="too few local slopes to tell")
+        return out
+    last = s[-k:]
+    shown = ", ".join(f"{z:+.2f}" for z in last)
+    if not np.all(np.isfinite(last)):
+        out.update(settled=False, text=f"the end of the grid cannot be read (last local slopes "
+                                       f"{shown}: one is not finite)")
+        return out
+    drift = float(last[-1] - last[0])
+    lo = hi = drift
+    if v.shape[0] >= 2:
+        from scipy import stats
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ls = np.diff(np.log(v), axis=1) / np.diff(np.log(x))     # (seed, step)
+        d = ls[:, -1] - ls[:, -k]
+        d = d[np.isfinite(d)]
+        if d.size >= 2:
+            drift = float(d.mean())
+            sem = float(np.std(d, ddof=1) / math.sqrt(d.size))
+            lo, hi = (drift, drift) if sem == 0 else (
+                float(z) for z in stats.t.interval(1 - level, d.size - 1, loc=drift, scale=sem))
+    settled = (True if -settle <= lo and hi <= settle
+               else False if lo > settle or hi < -settle else None)
+    label = {True: "settled", False: "drifting", None: "drift not decided"}[settled]
+    text = (f"{label} (last local slopes {shown}; drift {drift:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+            f"against +-{settle:g})")
+    if predicted is not None:
+        text += f", last one {s[-1] - predicted:+.2f} from the prediction"
+    out.update(settled=settled, drift=drift, drift_interval=[lo, hi], text=text)
     return out
 
 
@@ -644,22 +680,49 @@ def paired_equivalence_verdict(name: str, a, b, margin: float, level: float = 0.
     inconclusive otherwise or with fewer than two pairs. Non-significance of the difference is
     not evidence of likeness: noisier runs widen the interval and make a pass harder, not
     easier."""
-    from scipy import stats
-    a, b = _pairs(a, b)
-    if a.size < 2 or not (math.isfinite(margin) and margin > 0):
+    d, lo, hi, lo2, hi2 = _paired_intervals(name, a, b, margin, level)
+    if d is None:
         return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
+    verdict = ("pass" if -margin < lo and hi < margin
+               else "fail" if lo2 > margin or hi2 < -margin else "inconclusive")
+    return Verdict(verdict, f"{name}: paired difference {d.mean():+.2g}, "
+                            f"{100 * (1 - 2 * level):.3g} % interval [{lo:+.2g}, {hi:+.2g}] "
+                            f"against the margin +-{margin:g} ({d.size} pairs, two one-sided "
+                            f"tests at {100 * level:.3g} %)")
+
+
+def _paired_intervals(name: str, a, b, margin: float, level: float):
+    """(a - b, the 1 - 2 `level` and 1 - `level` t intervals of its mean) over the finite
+    pairs; (None, ...) with fewer than two. A margin that is not a positive number is an
+    error in the caller."""
+    from scipy import stats
+    if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
+        raise ValueError(f"{name}: margin must be a positive number, got {margin!r}")
+    a, b = _pairs(a, b)
+    if a.size < 2:
+        return (None,) * 5
     d = a - b
     mean, sem = float(d.mean()), float(np.std(d, ddof=1) / math.sqrt(d.size))
 
     def interval(conf):
         return (mean, mean) if sem == 0 else tuple(
             float(z) for z in stats.t.interval(conf, d.size - 1, loc=mean, scale=sem))
-    (lo, hi), (lo2, hi2) = interval(1 - 2 * level), interval(1 - level)
-    verdict = ("pass" if -margin < lo and hi < margin
-               else "fail" if lo2 > margin or hi2 < -margin else "inconclusive")
-    return Verdict(verdict, f"{name}: paired difference {mean:+.2g}, {100 * (1 - 2 * level):.3g} "
-                            f"% interval [{lo:+.2g}, {hi:+.2g}] against the margin +-{margin:g} "
-                            f"({d.size} pairs, two one-sided tests at {100 * level:.3g} %)")
+    return (d, *interval(1 - 2 * level), *interval(1 - level))
+
+
+def paired_not_below_verdict(name: str, a, b, margin: float, level: float = 0.05) -> Verdict:
+    """"a is not below b by more than `margin`" (non-inferiority), paired by seed: pass when the
+    one-sided 1 - `level` lower bound of the mean of a - b lies above -margin; fail when the
+    two-sided 1 - `level` interval lies wholly below -margin (shown to drop by more); else
+    inconclusive (and with fewer than two finite pairs). As for
+    :func:`paired_equivalence_verdict`, noise makes a pass harder, not easier."""
+    d, lo, _, lo2, hi2 = _paired_intervals(name, a, b, margin, level)
+    if d is None:
+        return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
+    verdict = "pass" if lo > -margin else "fail" if hi2 < -margin else "inconclusive"
+    return Verdict(verdict, f"{name}: paired difference {d.mean():+.2g}, one-sided "
+                            f"{100 * (1 - level):.3g} % lower bound {lo:+.2g} against -{margin:g} "
+                            f"({d.size} pairs)")
 
 
 def combine(verdicts: list[str]) -> str:

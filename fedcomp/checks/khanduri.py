@@ -553,6 +553,9 @@ def judge_rem21(predicted, m: Measurement) -> CheckResult:
 
 
 #: Remark 2.1 for Gao et al.'s algorithm, which averages its inner state
+_REM21_GAO_STATEMENT = ("Gao et al. (2022) consider the objective 1/K sum_k f_k(g_k(.)); this "
+                        "implies that the algorithm developed there (Local-SCGDM) cannot solve "
+                        "problem (2).")
 REM21_GAO_KEY = ("Local-SCGDM (Gao et al.), inner state averaged every I iterations, reaches a "
                  "stationary point of (2) as eta -> 0")
 
@@ -914,10 +917,7 @@ CLAIMS: list = [
           depends_on=(),
           check=Check(measure_thm41, judge_rem21, wrong=flipped((REM21_KEY,)))),
     Claim(id="khanduri.rem2.1.local-scgdm", paper=PAPER, location="Remark 2.1",
-          statement="Gao et al. (2022) consider the objective 1/K sum_k f_k(g_k(.)); this "
-                    "implies that the algorithm developed there (Local-SCGDM) cannot solve "
-                    "problem (2).",
-          kind="counterexample",
+          statement=_REM21_GAO_STATEMENT, kind="counterexample",
           predicted={REM21_GAO_KEY: False},
           reading="Local-SCGDM as fedcomp reconstructs it from the FCSG paper's description "
                   "(fedcomp.algorithms.local_scgd: x, the inner state h and the momentum u "
@@ -931,9 +931,9 @@ CLAIMS: list = [
           notes="The fail hinges on the tied inner weight: on the same instance Local-SCGDM with "
                 "inner weight 1 (khanduri.sec4.1.remedies' 'gradient momentum' arm) keeps a gap "
                 "of about 0.18, and with a fixed weight (the FCSG paper tunes Local-SCGDM's "
-                "inner coefficient over the fixed grid 0.1, 0.5, 0.9; the arm 'Local-SCGDM, "
-                "fixed beta' runs 0.1, its limit reported beside the verdict) the sharing law "
-                "predicts a gap too, so for Local-SCGDM as Wu et al. run it the remark holds. Gao et al.'s paper is not "
+                "inner coefficient over the fixed grid 0.1, 0.5, 0.9) the gap stays too "
+                "(khanduri.rem2.1.local-scgdm.fixed-beta, the second reading: weight 0.1), so "
+                "for Local-SCGDM as Wu et al. run it the remark holds. Gao et al.'s paper is not "
                 "among the five: the averaging of h rests on one sentence of the FCSG paper "
                 "('the server needs to average the inner state as in Local-SCGDM'), and "
                 "averaging h on an objective with local g_k would mix the clients' inner values "
@@ -944,10 +944,7 @@ CLAIMS: list = [
           check=Check(_REMEDIES, _rem21_judge("Local-SCGDM, beta = eta",
                                               "Local-SCGDM, fixed beta"), itself)),
     Claim(id="khanduri.rem2.1.local-scgdm.fixed-beta", paper=PAPER, location="Remark 2.1",
-          statement="Gao et al. (2022) consider the objective 1/K sum_k f_k(g_k(.)); this "
-                    "implies that the algorithm developed there (Local-SCGDM) cannot solve "
-                    "problem (2).",
-          kind="counterexample",
+          statement=_REM21_GAO_STATEMENT, kind="counterexample",
           predicted={REM21_GAO_KEY: False},
           reading="second reading of khanduri.rem2.1.local-scgdm: Local-SCGDM with its inner "
                   "weight fixed, as the FCSG paper runs it (tuned over 0.1, 0.5, 0.9; the arm "
@@ -1851,8 +1848,8 @@ RATE_CLAIMS = [
                   "the same rate: the T exponent of the ratio of feddro-independent's ((7)'s "
                   "Jacobian on its own sample) E||grad Phi||^2 to FedDRO's on KL-DRO under "
                   "Theorem 4.3's schedule is 0 ('rate difference'); the guarantee itself is "
-                  "khanduri.thm4.3's (the premise). 'Made only for simplicity' as the shared sample's bias "
-                  "vanishing faster than eta^(1/2) along Theorem 4.3's schedule (eta = beta), "
+                  "khanduri.thm4.3's (the premise). 'Made only for simplicity' as the shared "
+                  "sample's bias vanishing faster than eta^(1/2) along Theorem 4.3's schedule (eta = beta), "
                   "computed over one iteration (one-sample minibatches, at Phi's stationary "
                   "point, ybar^t = g(x), the other clients' samples at their means: "
                   "fedcomp.rates.feddro.shared_sample_bias)",

@@ -47,7 +47,7 @@ from fedcomp.runner import resolve
 from fedcomp.runner.results import run, run_many
 from fedcomp.rates.measure import diverged_runs, diverged_text
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
-                                   upper_bound_verdict)
+                                   regime_checked_verdict, upper_bound_verdict)
 
 # ============================================================================================
 # KL reformulation: (4)-(5), Lemma 1 (14)-(24)
@@ -507,6 +507,7 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
     seeds = range(4) if quick else range(10)
     batches = (1, 2, 4, 8, 16) if quick else (1, 2, 4, 8, 16, 32, 64)
     iters = 3000 if quick else 8000
+    from fedcomp.rates.verdict import regime
     exc, fl_exact, div_b = _floor_vs_batch(problem, batches, eta, tau, iters, seeds,
                                            outer_equals_inner)
     fit_b, why_b = _fit_or_none(batches, exc)
@@ -523,7 +524,8 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
         values={"b": {"fit": fit_b, "why": why_b, "x": list(batches),
                       "seed_means": np.nanmean(exc, axis=0).tolist()},
                 "T": {"fit": fit_T, "why": why_T, "x": list(Ts), "batches": bs,
-                      "seed_means": np.nanmean(lhs, axis=0).tolist()},
+                      "seed_means": np.nanmean(lhs, axis=0).tolist(),
+                      "regime": regime(Ts, lhs)},
                 "floor_exact": fl_exact, "diverged_runs": div_b + div_T},
         figures=[fig],
         detail=f"{resolve(problem[0])(**problem[1]).name}: floor vs b at eta={eta}, tau={tau}, "
@@ -578,9 +580,11 @@ def judge_theorem_rate(predicted, m: Measurement) -> CheckResult:
             continue
         fit = _fit(v["fit"])
         measured[var] = {"slope": fit.slope, "interval": [fit.low, fit.high]}
-        r = upper_bound_verdict(fit, predicted[var], max_width=0.6,
+        r = regime_checked_verdict(
+            upper_bound_verdict(fit, predicted[var], max_width=0.6,
                                 floor=None if floor is None else floor[0],
-                                floor_reason="" if floor is None else floor[1])
+                                floor_reason="" if floor is None else floor[1]),
+            v.get("regime"))
         parts.append((r.verdict, f"{what}: {r.reason}", (fit.low, fit.high)))
     return CheckResult(combine([p[0] for p in parts]), predicted, measured,
                        "; ".join(p[1] for p in parts),

@@ -58,7 +58,8 @@ from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.measure import diverged_text
 from fedcomp.theory.complexity import FIRST_TERM
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
-                                   combine, equal_verdict, upper_bound_verdict)
+                                   combine, equal_verdict, regime_checked_verdict,
+                                   upper_bound_verdict)
 
 ALG_NAMES = {"fcsg": "FCSG", "fcsg-m": "FCSG-M", "acc-fcsg-m": "Acc-FCSG-M"}
 
@@ -166,10 +167,12 @@ def _rate_judge(floor: float, floor_reason: str):
             fit = _exponent_fit(f)
             # the grid's upper half, where the grid is long enough to have one (full profile)
             up = f.get("upper_half")
-            verdict = upper_bound_verdict(fit, predicted[over], max_width=v["max_width"],
-                                          floor=floor, floor_reason=floor_reason,
-                                          tail=_exponent_fit(up) if up else None,
-                                          tail_label=f"upper half of the {over} grid")
+            verdict = regime_checked_verdict(
+                upper_bound_verdict(fit, predicted[over], max_width=v["max_width"],
+                                    floor=floor, floor_reason=floor_reason,
+                                    tail=_exponent_fit(up) if up else None,
+                                    tail_label=f"upper half of the {over} grid"),
+                f.get("regime"))
             parts.append(verdict.verdict)
             measured[f"exponent_in_{over}"] = {
                 "slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,

@@ -301,6 +301,9 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
         out["fits"][over] = {**fit.to_dict(), "grid": list(grid), "rounds": rounds,
                              "local_steps": qs, "diverged_runs": div,
                              "upper_half": up.to_dict() if up is not None else None}
+        if over == "T":
+            from fedcomp.rates.verdict import regime
+            out["fits"][over]["regime"] = regime(grid, vals)
     out["schedule_at_largest_T"] = schedule(algorithm, max(P["Ts"]), P["K0"])
     out["settings"] = {"S_F": S_F, "m": RATE_M, "sigma2": 1.0, "seeds": P["seeds"],
                        "N_for_T": P["K0"], "T_for_N": P["T_for_N"]}

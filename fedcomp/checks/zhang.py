@@ -330,6 +330,11 @@ def _thm1_hyper_outside(hyper: dict) -> dict:
             "gamma_y_factor": hyper["gamma_y"] / gy}
 
 
+#: the rounds parts of zhang.thm1 read the engine's ledger under the schedule fedcomp prescribes
+#: from Remark 1: they check fedcomp against Algorithm 1 and the remark (a fail would be fedcomp's)
+_SELF = " (self-check: the ledger's rounds under fedcomp's schedule of Remark 1)"
+
+
 def judge_thm1(predicted, m: Measurement) -> CheckResult:
     v = m.values
     rate, rounds = predicted["rate"], predicted["rounds"]
@@ -344,7 +349,8 @@ def judge_thm1(predicted, m: Measurement) -> CheckResult:
     rT = exponent_verdict(_fit(v["fit_rounds_T"]), rounds["T"])
     rK = exponent_verdict(_fit(v["fit_rounds_K"]), rounds["K"])
     parts = {"rate T": vT, "rate K": vK, "rounds T": rT, "rounds K": rK}
-    detail = "; ".join(f"{k}: {p.verdict}: {p.reason}" for k, p in parts.items())
+    detail = "; ".join(f"{k}{_SELF if k.startswith('rounds') else ''}: {p.verdict}: {p.reason}"
+                       for k, p in parts.items())
     measured = {k: {"slope": v[f][ "slope"], "interval": [v[f]["low"], v[f]["high"]]}
                 for k, f in (("rate T", "fit_T"), ("rate K", "fit_K"),
                              ("rounds T", "fit_rounds_T"), ("rounds K", "fit_rounds_K"))}

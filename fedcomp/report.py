@@ -71,7 +71,7 @@ from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
-               "depends_on", "rests_on_failed", "predicted", "predicted_by", "measured", "detail",
+               "depends_on", "premise", "rests_on_failed", "predicted", "predicted_by", "measured", "detail",
                "interval", "figures", "seconds")
 
 
@@ -481,7 +481,8 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
             c = known[cid]
             row = {"id": c.id, "status": c.status, "kind": c.kind, "subject": c.subject,
                    "reading": c.reading,
-                   "depends_on": list(c.depends_on), "predicted": c.predicted,
+                   "depends_on": list(c.depends_on), "premise": list(c.premise),
+                   "predicted": c.predicted,
                    "predicted_by": c.predicted_by, "statement": c.statement,
                    "location": c.location, "paper": c.to_dict()["paper"],
                    "paper_key": c.paper,
@@ -595,21 +596,24 @@ def shown_label(row) -> str:
     """The verdict as the tables and headings show it: a self-check of fedcomp's implementation
     (``subject`` "implementation", :mod:`fedcomp.checks.core`) says so."""
     v = shown_verdict(row)
-    return f"{v} (self-check)" if row.get("subject") == "implementation" else v
+    return v + {"implementation": " (self-check)",
+                "inference": " (fedcomp's inference)"}.get(row.get("subject"), "")
 
 
 #: the groups a report's tally counts apart, in order: what each group's verdicts are about
 TALLY_GROUPS = {"paper": "on the papers' statements",
                 "fedcomp": "on fedcomp's own findings",
                 "implementation": "on self-checks of fedcomp's implementations against the "
-                                  "papers' descriptions of their algorithms"}
+                                  "papers' descriptions of their algorithms",
+                "inference": "on statements fedcomp infers from the papers (configurations or "
+                             "consequences the papers do not state)"}
 
 
 def tally_group(row) -> str:
     """The :data:`TALLY_GROUPS` key of a report row."""
     from fedcomp.checks.core import PAPERS
-    if row.get("subject") == "implementation":
-        return "implementation"
+    if row.get("subject") in ("implementation", "inference"):
+        return row["subject"]
     own = row.get("paper_key") == "fedcomp" or row.get("paper") == PAPERS["fedcomp"]
     return "fedcomp" if own else "paper"
 
@@ -673,6 +677,8 @@ def markdown(report: dict) -> str:
                 f"**Prediction{pred_by}.** `{json.dumps(r['predicted'])}`", ""]
         if r.get("depends_on"):
             out += [f"**Depends on.** {', '.join(r['depends_on'])}", ""]
+        if r.get("premise"):
+            out += [f"**Premise (an implication: not asserted).** {', '.join(r['premise'])}", ""]
         out += [f"**Verdict: {shown_label(r)}** ({r['seconds']} s)", ""]
         m = r["measured"]
         if isinstance(m, dict) and isinstance(m.get("parts"), list):
@@ -734,6 +740,9 @@ def html(report: dict, out: Path) -> str:
         if r.get("depends_on"):
             body.append("<p><b>Depends on.</b> " + ", ".join(
                 f"<a href='#{e(d)}'>{e(d)}</a>" for d in r["depends_on"]) + "</p>")
+        if r.get("premise"):
+            body.append("<p><b>Premise (an implication: not asserted).</b> " + ", ".join(
+                f"<a href='#{e(d)}'>{e(d)}</a>" for d in r["premise"]) + "</p>")
         m = r.get("measured")
         if isinstance(m, dict) and isinstance(m.get("parts"), list):
             body.append("<table><tr><th>part</th><th>verdict</th><th>reason</th></tr>")
@@ -811,7 +820,9 @@ def docs_markdown(report: dict, command: str) -> str:
     for r in report["claims"]:
         out += [f"### {r['id']}: {shown_label(r)}", "",
                 f"{r['location']} ({r['kind']}); reading: {r.get('reading', '')}"
-                + (f"; depends on {', '.join(r['depends_on'])}" if r.get("depends_on") else ""),
+                + (f"; depends on {', '.join(r['depends_on'])}" if r.get("depends_on") else "")
+                + (f"; premise (not asserted) {', '.join(r['premise'])}" if r.get("premise")
+                   else ""),
                 "", f"Prediction: `{json.dumps(r['predicted'])}`", "",
                 str(r["detail"]).split("\nTraceback")[0], ""]
     return "\n".join(out)

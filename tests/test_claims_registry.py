@@ -112,9 +112,12 @@ def test_self_checks_of_the_implementation_are_declared_and_counted_apart():
             {"verdict": "fail", "status": "checked", "subject": "paper", "paper": PAPERS["wu"]},
             {"verdict": "pass", "status": "checked", "subject": "paper",
              "paper_key": "fedcomp"},
-            {"verdict": "inconclusive", "status": "not-checked", "paper": PAPERS["wu"]}]
+            {"verdict": "inconclusive", "status": "not-checked", "paper": PAPERS["wu"]},
+            {"verdict": "fail", "status": "checked", "subject": "inference",
+             "paper": PAPERS["huang"]}]
     t = tally({"claims": rows})
-    papers, own, impl = t.split("; ")
+    papers, own, impl, inferred = t.split("; ")
+    assert inferred.startswith("1 fail on statements fedcomp infers from the papers")
     assert papers == "1 pass, 1 fail, 1 not-checked on the papers' statements"
     assert own == "1 pass on fedcomp's own findings"
     assert impl.startswith("1 pass on self-checks of fedcomp's implementations")
@@ -127,5 +130,6 @@ def test_a_self_check_names_a_paper():
               not_checked="a reason of more than twenty characters")
     with pytest.raises(ValueError, match="subject must be one of"):
         Claim(id="wu.x", paper="wu", subject="code", **kw)
-    with pytest.raises(ValueError, match="cannot be 'fedcomp'"):
-        Claim(id="fedcomp.x", paper="fedcomp", subject="implementation", **kw)
+    for subject in ("implementation", "inference"):
+        with pytest.raises(ValueError, match="cannot be 'fedcomp'"):
+            Claim(id="fedcomp.x", paper="fedcomp", subject=subject, **kw)

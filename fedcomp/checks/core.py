@@ -27,8 +27,10 @@ statement. ``"implementation"``: the statement describes the paper's algorithm (
 communicates, and when) and the check measures fedcomp's implementation of that algorithm
 (the engine's ledger), so the verdict tests fedcomp against the paper's description, not a
 result the paper proves: a pass is a self-check of fedcomp and a fail would be fedcomp's (or the
-reading's). The report counts these apart from the papers' verdicts
-(:func:`fedcomp.report.tally`).
+reading's). ``"inference"``: a statement fedcomp infers from the paper, a configuration or a
+consequence the paper does not state (a sensitivity run at another parameter, a consequence of
+its assumptions); its verdict is not the paper's. The report counts both apart from the papers'
+verdicts (:func:`fedcomp.report.tally`).
 """
 from __future__ import annotations
 
@@ -54,7 +56,10 @@ AS_PRINTED = "as printed"
 SUBJECTS = {"paper": "the paper's statement",
             "implementation": "fedcomp's implementation of the paper's algorithm against the "
                               "paper's description of it (a self-check: a fail would be "
-                              "fedcomp's)"}
+                              "fedcomp's)",
+            "inference": "a statement fedcomp infers from the paper (a configuration or a "
+                         "consequence the paper does not state): its verdict is not the "
+                         "paper's"}
 
 
 @dataclass
@@ -179,9 +184,9 @@ class Claim:
         if self.subject not in SUBJECTS:
             raise ValueError(f"claim {self.id}: subject must be one of {sorted(SUBJECTS)}, got "
                              f"{self.subject!r}")
-        if self.subject == "implementation" and self.paper == "fedcomp":
-            raise ValueError(f"claim {self.id}: an implementation self-check checks fedcomp "
-                             f"against a paper's description: its paper cannot be 'fedcomp'")
+        if self.subject != "paper" and self.paper == "fedcomp":
+            raise ValueError(f"claim {self.id}: a self-check or an inference is about a paper: "
+                             f"its paper cannot be 'fedcomp'")
         if self.paper not in PAPERS:
             raise ValueError(f"claim {self.id}: paper must be one of {sorted(PAPERS)}")
         if self.predicted is None:
@@ -253,6 +258,7 @@ class Claim:
                 "subject": self.subject,
                 "predicted": self.predicted, "predicted_by": self.predicted_by,
                 "reading": self.reading, "depends_on": list(self.depends_on),
+                "premise": list(self.premise),
                 "status": self.status, "command": self.command,
                 "check": self.check.name if self.check else None,
                 "not_checked": self.not_checked, "notes": self.notes}

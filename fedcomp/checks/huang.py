@@ -1290,6 +1290,7 @@ CLAIMS = [
           predicted={"ordering": list(_FIG3_PREDICTED["ordering"])},
           reading="ComFedL at gamma = 2 (from Figure 2's grid) instead of the printed 0.5, with "
                   "which ComFedL overflows on this setup (huang.fig3); the same pairs and rule",
+          subject="inference",
           check=experiment_check("comfedl-drfl-mnist",
                                  ("avg_client_accuracy", "worst_client_accuracy"),
                                  {"": {**_FIG3_ARMS, "ComFedL": "comfedl/gamma=2"}}, _FIG3_PAPER,

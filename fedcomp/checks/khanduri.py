@@ -2147,6 +2147,7 @@ CLAIMS += [
           depends_on=("khanduri.thm4.1", "khanduri.thm4.2"),
           notes="The printed prediction is false (the two algorithms coincide at I = 1), so its "
                 "only wrong prediction is itself; a user's prediction 'false' passes.",
+          subject="inference",
           check=Check(measure_fedavg_i1, judge_fedavg_i1, itself)),
 ]
 
@@ -2725,6 +2726,7 @@ CLAIMS += [
                   "reading is not registered; the detail gives the constants proven on the "
                   "boxes [-R, R]^d, and how Theorem 4.3's beta < 1 then bounds eta",
           depends_on=("khanduri.eq4", "khanduri.eq5"),
+          subject="inference",
           check=Check(measure_assump32_dro, judge_assump32_dro,
                       flipped(*[(k,) for k in DRO_GLOBAL_KEYS]))),
     Claim(id="khanduri.rem5.4", paper=PAPER, location="Remark 5.4",

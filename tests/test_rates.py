@@ -543,3 +543,16 @@ def test_theorem_4_3_does_not_judge_its_kl_dro_fit():
     assert "reported, not judged: KL-DRO" in r.detail
     assert [p["part"].split()[0] for p in r.measured["parts"]] == ["LQ", "LQ", "LQ-residual"]
     assert r.interval == (good.low, good.high)
+
+
+def test_one_reversed_pair_among_many_refutes_only_at_the_familys_level():
+    """'A beats each of ten rivals' passes when every pair passes at 95 %; a reversed pair fails
+    it only when its interval at 1 - 0.05/10 lies below 0 too."""
+    from fedcomp.rates.verdict import ordering_verdict
+    assert ordering_verdict("a > b", -0.09, -0.01, -0.05, 3).verdict == "fail"
+    v = ordering_verdict("a > b", -0.09, -0.01, -0.05, 3, family=10, family_high=0.07)
+    assert v.verdict == "inconclusive" and "1 - 0.05/10" in v.reason
+    v = ordering_verdict("a > b", -0.09, -0.05, -0.07, 3, family=10, family_high=-0.01)
+    assert v.verdict == "fail" and "over the claim's 10 comparisons" in v.reason
+    assert ordering_verdict("a > b", 0.01, 0.09, 0.05, 3, family=10,
+                            family_high=0.2).verdict == "pass"

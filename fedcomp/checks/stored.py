@@ -226,6 +226,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         if not v["present"]:
             return _absent(predicted, v)
         parts, reasons, unmeasured = [], [], set()
+        pending: list = []   # (label, a by seed, b by seed): the interval comparisons
         diverged = False
         if v.get("missing"):
             parts.append("inconclusive")
@@ -269,15 +270,14 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                     reasons.append(f"{name}: a non-finite value at {pt} "
                                                    "(a run without a value there)")
                                     continue
-                                iv = paired_difference({s: sign * x for s, x in va.items()},
-                                                       {s: sign * x for s, x in vb.items()})
                                 label = (name if pt == "final" else f"{name} at {pt}"
                                          if points == "rounds" else f"{name}, {pt}"
                                          if points == "gain" else f"{name} at t = {pt}")
-                                vd = ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n)
-                                parts.append(vd.verdict)
-                                if points != "all" or vd.verdict != "pass":
-                                    reasons.append(vd.reason)
+                                # judged below, once the number of comparisons is known
+                                pending.append((label, {s: sign * x for s, x in va.items()},
+                                                {s: sign * x for s, x in vb.items()}))
+                                parts.append(len(pending) - 1)
+                                reasons.append(len(pending) - 1)
                             sa, sb = meth[a].get("start"), meth[lo].get("start")
                             if sa and sb and all(map(math.isfinite, [*sa.values(),
                                                                      *sb.values()])):
@@ -285,6 +285,16 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
                                                f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
                                                f"{hs.high:+.4g}] over {hs.n} seeds")
+        judged = []
+        for label, a_, b_ in pending:
+            iv = paired_difference(a_, b_)
+            fam = paired_difference(a_, b_, level=1 - 0.05 / len(pending))
+            judged.append(ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n,
+                                           family=len(pending), family_high=fam.high))
+        parts = [judged[p].verdict if isinstance(p, int) else p for p in parts]
+        reasons = [judged[r].reason if isinstance(r, int) else r for r in reasons
+                   if not (isinstance(r, int) and points == "all"
+                           and judged[r].verdict == "pass")]
         verdict = combine(parts) if parts else "inconclusive"
         if points == "all" and parts:
             n_pass = sum(p == "pass" for p in parts)

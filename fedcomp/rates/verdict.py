@@ -545,9 +545,15 @@ def equal_verdict(name: str, measured, predicted, rtol: float = 1e-9, atol: floa
 
 
 def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: float,
-                     n_seeds: int, budget: str = "") -> Verdict:
+                     n_seeds: int, budget: str = "", family: int = 1,
+                     family_high: float | None = None) -> Verdict:
     """Verdict for "A beats B" from a 95 % interval of the paired (by seed) difference A - B:
-    pass when it lies above 0, fail when below 0, inconclusive when it contains 0."""
+    pass when it lies above 0, fail when below 0, inconclusive when it contains 0.
+
+    A claim made of `family` such comparisons ("A beats each of B, C, ...") passes when every
+    one passes at 95 % (an intersection of tests: no correction), but one reversed comparison
+    among many refutes it only at the family's level: `family_high`, the upper end of the
+    interval at 1 - 0.05/`family` (Bonferroni), must lie below 0 for a fail."""
     head = (f"{name}: paired difference {diff_mean:+.4g} [{diff_low:+.4g}, {diff_high:+.4g}] "
             f"over {n_seeds} seeds" + (f" ({budget})" if budget else ""))
     if n_seeds < 2:
@@ -555,7 +561,13 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     if diff_low > 0:
         return Verdict("pass", f"{head}: the ordering holds at 95 %")
     if diff_high < 0:
-        return Verdict("fail", f"{head}: the reverse ordering holds at 95 %")
+        if family > 1 and family_high is not None and not family_high < 0:
+            return Verdict("inconclusive", f"{head}: the reverse ordering holds at 95 % for this "
+                                           f"pair alone, but not at 1 - 0.05/{family} over the "
+                                           f"claim's {family} comparisons (upper end "
+                                           f"{family_high:+.4g})")
+        at = "95 %" if family <= 1 else f"1 - 0.05/{family} over the claim's {family} comparisons"
+        return Verdict("fail", f"{head}: the reverse ordering holds at {at}")
     return Verdict("inconclusive", f"{head}: the interval contains 0")
 
 

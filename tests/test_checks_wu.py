@@ -283,17 +283,21 @@ def test_the_derivations_floats_per_round_are_the_engines(tmp_path_factory):
     assert judge_more_per_round({"FCSG-M": False, "Acc-FCSG-M": True}, m).verdict == "fail"
 
 
-def test_the_momentum_order_judge_says_why_it_cannot_compare():
+def test_the_momentum_order_is_read_off_theorem_4_7s_own_terms():
+    """wu.thm4.7.beta.c-alpha2: the order k of beta = c alpha^k comes from Theorem 4.7's terms at
+    Corollary 4.8's alpha and B (k/3 - 4/3 <= -2/3 and -k/3 <= -2/3: k = 2), not from the
+    corollary's coefficients; a range of orders is inconclusive, order 1 fails."""
     from fedcomp.checks.core import Measurement
     from fedcomp.checks.wu import judge_momentum_order_thm47
+    from fedcomp.theory.complexity import wu_thm47_beta_orders
+    th = wu_thm47_beta_orders()
+    assert th["order"] == 2.0 and th["orders"] == "{2}"
+    assert th["T exponents"]["6 beta L^2/(N b)"] == "-k/3"
     pred = {"order in alpha of beta": 2}
-    base = {"solutions": {"a": "x", "b": "x"}, "beta": None}
-    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
-        **base, "agree": True, "alpha_order": None}}))
-    assert r.verdict == "inconclusive" and "not a power of alpha" in r.detail
-    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
-        **base, "agree": False, "alpha_order": None}}))
-    assert r.verdict == "inconclusive" and "different momenta" in r.detail
-    r = judge_momentum_order_thm47(pred, Measurement(values={"thm4.7": {
-        **base, "beta": "alpha", "agree": True, "alpha_order": 1.0}}))
-    assert r.verdict == "fail"
+    m = Measurement(values={"theorem": th, "corollary": {"beta": "c*alpha**2"}})
+    assert judge_momentum_order_thm47(pred, m).verdict == "pass"
+    assert judge_momentum_order_thm47({"order in alpha of beta": 1}, m).verdict == "fail"
+    wide = {**th, "order": None, "orders": "Interval(1, 2)"}
+    r = judge_momentum_order_thm47(pred, Measurement(values={"theorem": wide,
+                                                             "corollary": {}}))
+    assert r.verdict == "inconclusive" and "not a single order" in r.detail

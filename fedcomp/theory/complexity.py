@@ -547,6 +547,32 @@ def wu_implied_momentum() -> dict:
     return out
 
 
+def wu_thm47_beta_orders() -> dict:
+    """The orders k of a momentum beta = c alpha^k (c free of T) under which every term of
+    Theorem 4.7's bound (Wu et al.), at Corollary 4.8's alpha = N^(2/3)/(12 S_F T^(1/3)) and
+    B = T^(1/3)/N^(2/3), is O(T^(-2/3)), the corollary's rate in T: from the theorem's own terms,
+    not from the corollary's printed coefficients. The terms' T orders: 2[F0 - F*]/(T alpha),
+    3 L^2/(beta B N T), 13 L^2 c^2 alpha^2/(6 S_F^2) (c free of T) and 6 beta L^2/(N b).
+    Returns the T exponent of each term as a function of k (strings), the set of k solving
+    all the inequalities (a sympy set, as a string) and that k when the set is one point."""
+    N, SF, k = sp.symbols("N S_F k", positive=True)
+    a = N ** sp.Rational(2, 3) / (12 * SF * T ** sp.Rational(1, 3))
+    B = T ** sp.Rational(1, 3) / N ** sp.Rational(2, 3)
+    beta = a ** k
+    terms = {"2[F0 - F*]/(T alpha)": 1 / (T * a), "3 L^2/(beta B N T)": 1 / (beta * B * N * T),
+             "13 L^2 c^2 alpha^2/(6 S_F^2)": a ** 2, "6 beta L^2/(N b)": beta / N}
+    target = sp.Rational(-2, 3)
+    kr = sp.Symbol("k", real=True)
+    exps, sols = {}, sp.S.Reals
+    for name, term in terms.items():
+        e = sp.simplify(sp.expand_log(sp.log(term), force=True).diff(T) * T).subs(k, kr)
+        exps[name] = str(sp.simplify(e))
+        sols = sols.intersect(sp.solveset(sp.Le(e, target), kr, sp.S.Reals))
+    point = next(iter(sols)) if isinstance(sols, sp.FiniteSet) and len(sols) == 1 else None
+    return {"T exponents": exps, "orders": str(sols),
+            "order": float(point) if point is not None else None}
+
+
 def wu_parameter_conditions() -> dict:
     """Wu et al.'s corollary parameters as printed: Corollary 4.8's alpha = 1/(12 q S_F) with
     q = (T/N^2)^(1/3) and beta = c alpha^2 with c = 30 S_F^2/(b N) (simplified, as strings), and

@@ -296,6 +296,12 @@ def _dependency_rule(claim, res, rows_by_id) -> list:
         res.verdict = "inconclusive"
         res.detail = (f"its own check passes, but {'; '.join(why)}: a statement derived from a "
                       f"refuted or unconfirmed one cannot pass on it; own check: {res.detail}")
+    elif res.verdict == "pass":
+        data = [d for d in claim.depends_on
+                if d in rows_by_id and rows_by_id[d]["status"] != "checked"]
+        if data:
+            res.detail += (f"; it reads claims fedcomp does not check: {', '.join(data)} "
+                           f"(not-checked): the pass holds for them as printed")
     elif res.verdict == "fail":
         # the rule cannot demote a fail, but a fail read off claims that are not confirmed
         # (a table row, another theorem) shows that statements disagree, not which one is wrong

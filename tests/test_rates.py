@@ -556,3 +556,19 @@ def test_one_reversed_pair_among_many_refutes_only_at_the_familys_level():
     assert v.verdict == "fail" and "over the claim's 10 comparisons" in v.reason
     assert ordering_verdict("a > b", 0.01, 0.09, 0.05, 3, family=10,
                             family_high=0.2).verdict == "pass"
+
+
+def test_a_whole_grid_pass_does_not_stand_on_an_end_beyond_the_floor():
+    """Audit 3, item 4: the whole grid at the class's floor within the margin, its upper half
+    wholly beyond it (faster than any method of the class): inconclusive, not pass."""
+    from fedcomp.rates.verdict import upper_bound_verdict
+    def fit(slope, low, high, n):
+        return ExponentFit(slope=slope, intercept=0.0, low=low, high=high, boot_low=low,
+                           boot_high=high, reg_low=low, reg_high=high, stderr=0.01, r2=0.99,
+                           n_points=n, n_seeds=8, x=[1.0] * n, y_mean=[1.0] * n,
+                           y_low=[1.0] * n, y_high=[1.0] * n)
+    whole, end = fit(-0.551, -0.569, -0.533, 8), fit(-0.589, -0.626, -0.552, 4)
+    assert upper_bound_verdict(whole, -0.5, floor=-0.5).verdict == "pass"
+    v = upper_bound_verdict(whole, -0.5, floor=-0.5, tail=end)
+    assert v.verdict == "inconclusive" and "beyond the class's floor" in v.reason
+    assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=whole).verdict == "pass"

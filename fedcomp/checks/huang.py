@@ -1143,7 +1143,8 @@ CLAIMS = [
           reading="b = T^alpha_2, b_1 = T^alpha_3 (the printed 1/T^alpha_2 is read as a typo; "
                   "huang.rem1.batch judges it as printed); the remark states only the rate: the "
                   "complexities for E||grad F||^2 <= eps are those it implies with b = b_1 = T and "
-                  "tau = O(1) (as FedDRO's Table 1 lists them)",
+                  "tau = O(1) (as FedDRO's Table 1 lists them); the word 'optimal' is not "
+                  "judged here: huang.rem1.optimal judges it (for both remarks)",
           depends_on=("huang.thm1",),
           notes="no K in the bound (no linear speed-up)",
           check=Check(measure_rem1, judge_remark, wrong=_remark_wrong)),
@@ -1198,7 +1199,8 @@ CLAIMS = [
           predicted={"rate": {"T": -0.5}, "iterations": {"eps": -2.0}, "batch": {"eps": -2.0},
                      "samples per client": {"eps": -4.0}, "rounds": {"eps": -2.0}},
           reading="b = T^alpha_2 (as huang.rem1); complexities implied by the rate with b = T, "
-                  "tau = O(1), only the inner batch drawn",
+                  "tau = O(1), only the inner batch drawn; the word 'optimal' is not judged "
+                  "here: huang.rem1.optimal judges it (for both remarks)",
           depends_on=("huang.thm2",),
           check=Check(measure_rem2, judge_remark, wrong=_remark_wrong)),
     Claim(id="huang.eq8.simplex", paper="huang", location="Section 1.1, (8)",

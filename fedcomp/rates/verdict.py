@@ -165,8 +165,17 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
     if tail is not None:
         kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
                   floor_reason=floor_reason, min_points=min_points, margin=margin)
-        return tail_checked_verdict(upper_bound_verdict(fit, predicted, **kw),
-                                    upper_bound_verdict(tail, predicted, **kw), tail_label)
+        whole, end = (upper_bound_verdict(fit, predicted, **kw),
+                      upper_bound_verdict(tail, predicted, **kw))
+        if (whole.verdict == "pass" and end.verdict == "inconclusive" and floor is not None
+                and math.isfinite(tail.low) and tail.low < floor - margin):
+            # the grid's upper end decays faster than the class can in the bound's regime:
+            # the run has not reached that regime, and the whole grid's pass cannot stand on it
+            return Verdict("inconclusive", f"{whole.reason}; but the {tail_label} alone: "
+                                           f"{end.verdict} -- {end.reason}: the end of the grid "
+                                           f"lies beyond the class's floor, so the run has not "
+                                           f"reached the regime the bound describes")
+        return tail_checked_verdict(whole, end, tail_label)
     if not max_width > 0:
         raise ValueError(f"max_width must be > 0, got {max_width!r}")
     if not tolerance >= 0:
@@ -337,7 +346,7 @@ def regime(x, values, predicted: float | None = None, settle: float = 0.1,
     settled = (True if -settle <= lo and hi <= settle
                else False if lo > settle or hi < -settle else None)
     label = {True: "settled", False: "drifting", None: "drift not decided"}[settled]
-    text = (f"{label} (last local slopes {shown}; drift {drift:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+    text = (f"{label} (last local slopes {shown}; drift {drift:+.3f} [{lo:+.3f}, {hi:+.3f}] "
             f"against +-{settle:g})")
     if predicted is not None:
         text += f", last one {s[-1] - predicted:+.2f} from the prediction"

@@ -71,8 +71,8 @@ from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
-               "depends_on", "premise", "rests_on_failed", "predicted", "predicted_by", "measured", "detail",
-               "interval", "figures", "seconds")
+               "depends_on", "premise", "rests_on_failed", "predicted", "predicted_by",
+               "measured", "detail", "interval", "figures", "seconds")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -600,7 +600,8 @@ def shown_verdict(row) -> str:
 
 def shown_label(row) -> str:
     """The verdict as the tables and headings show it: a self-check of fedcomp's implementation
-    (``subject`` "implementation", :mod:`fedcomp.checks.core`) says so."""
+    and a statement fedcomp infers (``subject`` "implementation", "inference":
+    :mod:`fedcomp.checks.core`) say so."""
     v = shown_verdict(row)
     return v + {"implementation": " (self-check)",
                 "inference": " (fedcomp's inference)"}.get(row.get("subject"), "")
@@ -634,9 +635,10 @@ def verdict_table(report: dict) -> str:
 
 
 def tally(report: dict) -> str:
-    """The verdict counts of a report, the papers' statements first, then fedcomp's own findings
-    and the self-checks of its implementations, each group counted apart
-    (:data:`TALLY_GROUPS`): a self-check's pass is not a pass for the paper."""
+    """The verdict counts of a report, the papers' statements first, then fedcomp's own
+    findings, the self-checks of its implementations and its inferences from the papers, each
+    group counted apart (:data:`TALLY_GROUPS`): a self-check's pass is not a pass for the paper,
+    nor the fail of an inference a fail of the paper."""
     counts: dict = {g: {} for g in TALLY_GROUPS}
     for r in report["claims"]:
         c = counts[tally_group(r)]

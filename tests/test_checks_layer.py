@@ -482,3 +482,25 @@ def test_a_fail_read_off_unconfirmed_claims_says_so(extra_claims, tmp_path, caps
     assert "reads claims that are not confirmed: fedcomp.test-undecided (inconclusive)" \
         in row["detail"]
     assert row["paper_key"] == "fedcomp"
+
+
+def test_a_pass_on_unchecked_data_names_it_and_premises_are_exported(extra_claims, tmp_path,
+                                                                     capsys):
+    data = Claim(id="fedcomp.test-row", paper="fedcomp", location="test",
+                 statement="a transcribed row", kind="complexity", predicted={"T": -0.5},
+                 not_checked="transcribed from a paper that is not among the five")
+    theorem = _claim("fedcomp.test-theorem", {"T": -0.5})
+    implication = Claim(id="fedcomp.test-implication", paper="fedcomp", location="test",
+                        statement="test claim", kind="rate", predicted={"T": -0.5},
+                        premise=("fedcomp.test-theorem",),
+                        check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    extra_claims(data, theorem, implication,
+                 _claim("fedcomp.test-on-row", {"T": -0.5}, ("fedcomp.test-row",)))
+    assert main(["verify", "--claim", "fedcomp.test-on-row", "--claim",
+                 "fedcomp.test-implication", "--json", "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    row = out["fedcomp.test-on-row"]
+    assert row["verdict"] == "pass"
+    assert "reads claims fedcomp does not check: fedcomp.test-row" in row["detail"]
+    assert out["fedcomp.test-implication"]["premise"] == ["fedcomp.test-theorem"]
+    assert implication.to_dict()["premise"] == ["fedcomp.test-theorem"]

@@ -556,6 +556,8 @@ def test_one_reversed_pair_among_many_refutes_only_at_the_familys_level():
     assert v.verdict == "fail" and "over the claim's 10 comparisons" in v.reason
     assert ordering_verdict("a > b", 0.01, 0.09, 0.05, 3, family=10,
                             family_high=0.2).verdict == "pass"
+    with pytest.raises(ValueError, match="needs family_high"):
+        ordering_verdict("a > b", -0.09, -0.01, -0.05, 3, family=10)
 
 
 def test_a_whole_grid_pass_does_not_stand_on_an_end_beyond_the_floor():
@@ -572,3 +574,9 @@ def test_a_whole_grid_pass_does_not_stand_on_an_end_beyond_the_floor():
     v = upper_bound_verdict(whole, -0.5, floor=-0.5, tail=end)
     assert v.verdict == "inconclusive" and "beyond the class's floor" in v.reason
     assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=whole).verdict == "pass"
+    # an upper half inconclusive for another reason (too wide; reaching across the floor) does
+    # not demote the whole grid's pass
+    wide = fit(-0.631, -0.790, -0.472, 4)
+    assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=wide).verdict == "pass"
+    across = fit(-0.56, -0.64, -0.48, 4)
+    assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=across).verdict == "pass"

@@ -46,7 +46,7 @@ from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shif
 from fedcomp.runner import resolve
 from fedcomp.runner.results import run, run_many
 from fedcomp.rates.measure import diverged_runs, diverged_text
-from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict,
+from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict, regime,
                                    regime_checked_verdict, upper_bound_verdict)
 
 # ============================================================================================
@@ -507,7 +507,6 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
     seeds = range(4) if quick else range(10)
     batches = (1, 2, 4, 8, 16) if quick else (1, 2, 4, 8, 16, 32, 64)
     iters = 3000 if quick else 8000
-    from fedcomp.rates.verdict import regime
     exc, fl_exact, div_b = _floor_vs_batch(problem, batches, eta, tau, iters, seeds,
                                            outer_equals_inner)
     fit_b, why_b = _fit_or_none(batches, exc)

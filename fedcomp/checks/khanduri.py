@@ -1823,11 +1823,11 @@ RATE_CLAIMS = [
           kind="rate", predicted={"T": -0.5, "K": -0.5},
           reading="estimator (8) anchored at the client's own previous iterate (fedcomp's "
                   "feddro); the literal reading is khanduri.thm4.3.literal",
-          notes="Every part runs the theorem's orders with constant 1 (eta = 0.5 sqrt(K/T), "
-                "beta = eta: the orders-only reading of fedcomp.rates.schedules); the printed "
-                "beta = 4 B_g^4 L_f^2 eta exceeds 1 on every T of the grids (on LQ B_g >= "
-                "max_k ||A_k|| = 2.76, so it is 14.4 at T = 512 and 2.5 at T = 16384), where "
-                "it is no moving-average weight. The KL-DRO problem is also outside Assumption "
+          notes="Every part runs the theorem's orders with fedcomp's constants (eta = "
+                "0.5 sqrt(K/T), beta = eta: the orders-only reading of fedcomp.rates.schedules); "
+                "the printed beta = 4 B_g^4 L_f^2 eta exceeds 1 on the whole quick grid (on LQ "
+                "B_g >= max_k ||A_k|| = 2.76, so it is at least 14.4 at T = 512 and 2.5 at "
+                "T = 16384), where it is no moving-average weight. The KL-DRO problem is also outside Assumption "
                 "3.2 on R^d (khanduri.assump3.2.dro): its fit observes the rate outside the "
                 "theorem's hypotheses and is reported, not judged; the LQ parts, inside them, "
                 "judge the theorem's orders.",

@@ -16,9 +16,13 @@ method of each later tier); :func:`experiment_check` builds its :class:`~fedcomp
   complete 20-iteration set) judges each cell on the most training it has; the detail names
   each cell's budget when they differ;
 * **judge** compares every pair of methods in different tiers, paired by seed, with
-  :func:`fedcomp.rates.verdict.ordering_verdict` (pass when the 95 % interval of the paired
-  difference lies above 0, fail when below, inconclusive otherwise), and combines the pairs (one
-  fail fails the claim). A method whose runs diverged in every seed while its rival's did not
+  :func:`fedcomp.rates.verdict.ordering_verdict`, and combines the pairs: the claim passes when
+  every pair's 95 % interval of the paired difference lies above 0 (an intersection of tests:
+  no correction), and fails when one pair's interval lies below 0 at 1 - 0.05/n, n the claim's
+  (pair, evaluation point) comparisons (Bonferroni: one reversed pair among many refutes the
+  ordering only at the family's level); otherwise it is inconclusive. The family counts the
+  comparisons of this check; the parts of a :func:`joint_check` are corrected each over its own
+  family. A method whose runs diverged in every seed while its rival's did not
   ranks below it (fail for "diverged > rival"); partial divergence is inconclusive. Methods the
   experiment does not run are named and not judged. Every verdict names the budget, what the
   paper used, and the command that reproduces the runs; with no stored runs the claim is
@@ -285,12 +289,15 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
                                                f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
                                                f"{hs.high:+.4g}] over {hs.n} seeds")
+        # the family: every (pair, evaluation point) compared, those decided by divergence or
+        # left undecided by a missing value included (the "missing arms" part is no comparison)
+        family = max(1, len(parts) - (1 if v.get("missing") else 0))
         judged = []
         for label, a_, b_ in pending:
             iv = paired_difference(a_, b_)
-            fam = paired_difference(a_, b_, level=1 - 0.05 / len(pending))
+            fam = paired_difference(a_, b_, level=1 - 0.05 / family)
             judged.append(ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n,
-                                           family=len(pending), family_high=fam.high))
+                                           family=family, family_high=fam.high))
         parts = [judged[p].verdict if isinstance(p, int) else p for p in parts]
         reasons = [judged[r].reason if isinstance(r, int) else r for r in reasons
                    if not (isinstance(r, int) and points == "all"

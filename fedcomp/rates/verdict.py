@@ -168,7 +168,8 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         whole, end = (upper_bound_verdict(fit, predicted, **kw),
                       upper_bound_verdict(tail, predicted, **kw))
         if (whole.verdict == "pass" and end.verdict == "inconclusive" and floor is not None
-                and math.isfinite(tail.low) and tail.low < floor - margin):
+                and math.isfinite(tail.low) and math.isfinite(tail.high)
+                and tail.low < floor - margin and tail.high < floor):
             # the grid's upper end decays faster than the class can in the bound's regime:
             # the run has not reached that regime, and the whole grid's pass cannot stand on it
             return Verdict("inconclusive", f"{whole.reason}; but the {tail_label} alone: "
@@ -563,6 +564,9 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     one passes at 95 % (an intersection of tests: no correction), but one reversed comparison
     among many refutes it only at the family's level: `family_high`, the upper end of the
     interval at 1 - 0.05/`family` (Bonferroni), must lie below 0 for a fail."""
+    if family > 1 and family_high is None:
+        raise ValueError(f"{name}: a family of {family} comparisons needs family_high, the upper "
+                         f"end of the interval at 1 - 0.05/{family}")
     head = (f"{name}: paired difference {diff_mean:+.4g} [{diff_low:+.4g}, {diff_high:+.4g}] "
             f"over {n_seeds} seeds" + (f" ({budget})" if budget else ""))
     if n_seeds < 2:
@@ -570,12 +574,13 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     if diff_low > 0:
         return Verdict("pass", f"{head}: the ordering holds at 95 %")
     if diff_high < 0:
-        if family > 1 and family_high is not None and not family_high < 0:
+        if family > 1 and not family_high < 0:
             return Verdict("inconclusive", f"{head}: the reverse ordering holds at 95 % for this "
                                            f"pair alone, but not at 1 - 0.05/{family} over the "
                                            f"claim's {family} comparisons (upper end "
                                            f"{family_high:+.4g})")
-        at = "95 %" if family <= 1 else f"1 - 0.05/{family} over the claim's {family} comparisons"
+        at = "95 %" if family <= 1 else (f"1 - 0.05/{family} over the claim's {family} "
+                                         f"comparisons (upper end {family_high:+.4g})")
         return Verdict("fail", f"{head}: the reverse ordering holds at {at}")
     return Verdict("inconclusive", f"{head}: the interval contains 0")
 

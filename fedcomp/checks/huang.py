@@ -47,7 +47,7 @@ from fedcomp.runner import resolve
 from fedcomp.runner.results import run, run_many
 from fedcomp.rates.measure import diverged_runs, diverged_text
 from fedcomp.rates.verdict import (bound_constant_verdict, combine, equal_verdict, regime,
-                                   regime_checked_verdict, upper_bound_verdict)
+                                   upper_bound_verdict)
 
 # ============================================================================================
 # KL reformulation: (4)-(5), Lemma 1 (14)-(24)
@@ -579,11 +579,10 @@ def judge_theorem_rate(predicted, m: Measurement) -> CheckResult:
             continue
         fit = _fit(v["fit"])
         measured[var] = {"slope": fit.slope, "interval": [fit.low, fit.high]}
-        r = regime_checked_verdict(
-            upper_bound_verdict(fit, predicted[var], max_width=0.6,
+        r = upper_bound_verdict(fit, predicted[var], max_width=0.6,
                                 floor=None if floor is None else floor[0],
-                                floor_reason="" if floor is None else floor[1]),
-            v.get("regime"))
+                                floor_reason="" if floor is None else floor[1],
+                                regime=v.get("regime"))
         parts.append((r.verdict, f"{what}: {r.reason}", (fit.low, fit.high)))
     return CheckResult(combine([p[0] for p in parts]), predicted, measured,
                        "; ".join(p[1] for p in parts),

@@ -61,8 +61,8 @@ from fedcomp.runner.results import run
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
                                    cost_floor, equal_verdict, exponent_verdict,
-                                   local_slopes, record_comparison, regime_checked_verdict,
-                                   upper_bound_verdict, vanishing_order_verdict)
+                                   local_slopes, record_comparison, upper_bound_verdict,
+                                   vanishing_order_verdict)
 
 PAPER = "khanduri"
 
@@ -561,41 +561,28 @@ REM21_GAO_KEY = ("Local-SCGDM (Gao et al.), inner state averaged every I iterati
 
 
 def _rem21_judge(arm: str, other: str):
-    """The judge of Remark 2.1 for Gao et al.'s Local-SCGDM read with the remedies arm `arm`
-    (:func:`judge_rem21_local_scgdm`), reporting the arm `other` (the other reading of its
-    inner weight) beside the verdict."""
+    """The judge of Remark 2.1 for Gao et al.'s Local-SCGDM on the remedies instance (a (2)
+    instance), read with the remedies arm `arm`: its inner state h and momentum u are averaged
+    with x every I iterations, so its fixed points are not those of (1/K) sum_k f(g_k) in
+    general. Measured True when the arm's gap vanishes with eta (step_limit), False when it
+    stays; after the controls of the remedies claims. The arm `other` (the other reading of its
+    inner weight) is reported beside it, not judged."""
     def judge(predicted, m: Measurement) -> CheckResult:
-        return judge_rem21_local_scgdm(predicted, m, arm, other)
+        v = m.values
+        limits = _limits(v)
+        ok, controls = _controls(v, limits)
+        measured = {"limits": limits}
+        if not ok:
+            return CheckResult("inconclusive", predicted, measured, controls)
+        part = _arm_part(predicted, v, limits, arm, REM21_GAO_KEY, when="vanishes")
+        res = _result([part], predicted, measured, f"{controls}; ")
+        if other in limits:
+            res.detail += (f"; reported, not judged (the other reading of Local-SCGDM's inner "
+                           f"weight): {_arm_text(v, limits, other)}")
+        return res
     judge.__name__ = judge.__qualname__ = (
         "judge_rem21_" + arm.lower().replace(" ", "_").replace(",", "").replace("=", "eq"))
     return judge
-
-
-def judge_rem21_local_scgdm(predicted, m: Measurement, arm: str = "Local-SCGDM, beta = eta",
-                            other: str = "Local-SCGDM, fixed beta") -> CheckResult:
-    """Remark 2.1 for Gao et al.'s Local-SCGDM on the remedies instance (a (2) instance): its
-    inner state h and momentum u are averaged with x every I iterations, so its fixed points
-    are not those of (1/K) sum_k f(g_k) in general. Measured on the remedies arm `arm`: True
-    when its gap vanishes with eta (step_limit), False when it stays; after the controls of the
-    remedies claims. The arm `other` is reported beside it, not judged."""
-    from fedcomp.rates.verdict import Verdict
-    v = m.values
-    limits = _limits(v)
-    ok, controls = _controls(v, limits)
-    measured = {"limits": limits}
-    if not ok:
-        return CheckResult("inconclusive", predicted, measured, controls)
-    kind = limits[arm]["kind"]
-    if kind == "undecided":
-        part = Verdict("inconclusive", f"{REM21_GAO_KEY}: undecided: {_arm_text(v, limits, arm)}")
-    else:
-        r = equal_verdict(REM21_GAO_KEY, kind == "vanishes", predicted[REM21_GAO_KEY])
-        part = Verdict(r.verdict, f"{r.reason}: {_arm_text(v, limits, arm)}")
-    res = _result([part], predicted, measured, f"{controls}; ")
-    if other in limits:
-        res.detail += (f"; reported, not judged (the other reading of Local-SCGDM's inner "
-                       f"weight): {_arm_text(v, limits, other)}")
-    return res
 
 
 # --- Section 4.1's remedies and the necessity of sharing y every iteration ------------------
@@ -661,14 +648,15 @@ def _arm_text(v, limits, label) -> str:
     return f"{label} ({v['arms'][label]['setting']}): {limits[label]['text']}"
 
 
-def _leaves_gap(predicted, v, limits, label, key):
-    """One arm's part: 'leaves a gap' measured True when its gap stays, False when it vanishes;
-    inconclusive when step_limit cannot tell."""
+def _arm_part(predicted, v, limits, label, key, when="stays"):
+    """One arm's part: `key` measured True when its gap does `when` ("stays": it leaves a gap;
+    "vanishes": it reaches a stationary point), False when it does the other; inconclusive when
+    step_limit cannot tell."""
     from fedcomp.rates.verdict import Verdict
     kind = limits[label]["kind"]
     if kind == "undecided":
         return Verdict("inconclusive", f"{key}: undecided: {_arm_text(v, limits, label)}")
-    r = equal_verdict(key, kind == "stays", predicted[key])
+    r = equal_verdict(key, kind == when, predicted[key])
     return Verdict(r.verdict, f"{r.reason}: {_arm_text(v, limits, label)}")
 
 
@@ -690,7 +678,7 @@ def _judge_arms(predicted, m, arms_keys):
     measured = {"limits": limits}
     if not ok:
         return CheckResult("inconclusive", predicted, measured, controls)
-    parts = [_leaves_gap(predicted, v, limits, label, key) for label, key in arms_keys]
+    parts = [_arm_part(predicted, v, limits, label, key) for label, key in arms_keys]
     return _result(parts, predicted, measured, f"{controls}; ")
 
 
@@ -1366,11 +1354,9 @@ def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=
           tail=None):
     """One rate part: the whole grid's upper-bound verdict, checked against the grid's upper
     half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`)."""
-    v = regime_checked_verdict(upper_bound_verdict(fit, predicted, max_width=max_width,
-                                                   floor=floor, floor_reason=floor_reason,
-                                                   tail=tail,
-                                                   tail_label="upper half of the T grid"),
-                               regime)
+    v = upper_bound_verdict(fit, predicted, max_width=max_width, floor=floor,
+                            floor_reason=floor_reason, tail=tail,
+                            tail_label="upper half of the T grid", regime=regime)
     return {"part": label, "verdict": v.verdict, "slope": fit.slope,
             "interval": [fit.low, fit.high], "predicted": predicted, "r2": fit.r2,
             "n_points": fit.n_points, "n_seeds": fit.n_seeds, "reason": v.reason}

@@ -58,8 +58,9 @@ from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.measure import diverged_text
 from fedcomp.theory.complexity import FIRST_TERM
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
-                                   combine, equal_verdict, regime_checked_verdict,
-                                   upper_bound_verdict)
+                                   combine, equal_verdict, paired_equivalence_verdict,
+                                   paired_fraction_below_verdict, paired_not_below_verdict,
+                                   paired_spread_below_verdict, upper_bound_verdict)
 
 ALG_NAMES = {"fcsg": "FCSG", "fcsg-m": "FCSG-M", "acc-fcsg-m": "Acc-FCSG-M"}
 
@@ -167,12 +168,11 @@ def _rate_judge(floor: float, floor_reason: str):
             fit = _exponent_fit(f)
             # the grid's upper half, where the grid is long enough to have one (full profile)
             up = f.get("upper_half")
-            verdict = regime_checked_verdict(
-                upper_bound_verdict(fit, predicted[over], max_width=v["max_width"],
-                                    floor=floor, floor_reason=floor_reason,
-                                    tail=_exponent_fit(up) if up else None,
-                                    tail_label=f"upper half of the {over} grid"),
-                f.get("regime"))
+            verdict = upper_bound_verdict(fit, predicted[over], max_width=v["max_width"],
+                                          floor=floor, floor_reason=floor_reason,
+                                          tail=_exponent_fit(up) if up else None,
+                                          tail_label=f"upper half of the {over} grid",
+                                          regime=f.get("regime"))
             parts.append(verdict.verdict)
             measured[f"exponent_in_{over}"] = {
                 "slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,
@@ -634,15 +634,13 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
     diverged = {part: {c: lost_in[c] for c in cs if lost_in[c]} for part, cs in reads.items()}
 
     def monotone():
-        from fedcomp.rates.verdict import paired_not_below_verdict
         steps = [paired_not_below_verdict(
                      f"sigma2={s2}, m={m0}->{m1}", tab[key(s2, m1, "fcsg")]["acc_seeds"],
                      tab[key(s2, m0, "fcsg")]["acc_seeds"], margin=SEC51_ALIKE).verdict
                  for s2 in v["sigma2s"] for m0, m1 in itertools.pairwise(ms)]
         # 'does not drop': every step shown not to drop by more than SEC51_ALIKE (each at 5 %:
         # an intersection of tests needs no correction); one shown to drop: False
-        mono = (False if "fail" in steps else True if all(s == "pass" for s in steps)
-                else None)
+        mono = {"pass": True, "fail": False}.get(combine(steps))
         a, b = tab[key(s_hi, ms[0], "fcsg")], tab[key(s_hi, ms[-1], "fcsg")]
         rise, margin = b["acc_mean"] - a["acc_mean"], 3 * math.hypot(a["acc_se"], b["acc_se"])
         rises = rise > margin
@@ -651,8 +649,7 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
                        f"{rise:+.4f}, 3 standard errors {margin:.4f}): {rises}; does not drop "
                        f"with m by more than {SEC51_ALIKE:g} for any sigma2 (paired "
                        f"non-inferiority at 5 % per step, {steps.count('pass')} of "
-                       f"{len(steps)} steps shown): "
-                       f"{ {True: True, False: False, None: 'undecided'}[mono]}")
+                       f"{len(steps)} steps shown): {'undecided' if mono is None else mono}")
 
     def gain_grows():
         gains, ses = {}, {}
@@ -667,7 +664,6 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
             + f"; difference {diff:+.4f}, 3 standard errors {margin:.4f}")
 
     def alike():
-        from fedcomp.rates.verdict import paired_equivalence_verdict
         a1, a2 = tab[key(s_hi, ms[-1], "fcsg")], tab[key(s_hi, ms[-1], "fcsg-m")]
         eq = paired_equivalence_verdict("FCSG-M - FCSG accuracy", a2["acc_seeds"],
                                         a1["acc_seeds"], margin=SEC51_ALIKE)
@@ -676,8 +672,6 @@ def judge_sec51(predicted, m: Measurement) -> CheckResult:
                 f"{a2['acc_mean']:.4f}; {eq.reason}")
 
     def stable():
-        from fedcomp.rates.verdict import (paired_fraction_below_verdict,
-                                           paired_spread_below_verdict)
         base, calls = st["fcsg"], {}
         level = 0.05 / len(st["fcsg-m"])        # 'for some beta': Bonferroni over the betas
         for beta, r in st["fcsg-m"].items():

@@ -37,7 +37,6 @@ from fedcomp.rates.verdict import (
     combine,
     equal_verdict,
     exponent_verdict,
-    regime_checked_verdict,
     upper_bound_verdict,
 )
 
@@ -340,10 +339,9 @@ def judge_thm1(predicted, m: Measurement) -> CheckResult:
     rate, rounds = predicted["rate"], predicted["rounds"]
     # the T grid's upper half, where the grid is long enough to have one (full profile)
     up = v.get("fit_T_upper_half")
-    vT = regime_checked_verdict(
-        upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=SGD_FLOOR,
-                            floor_reason=SGD_FLOOR_REASON, tail=_fit(up) if up else None,
-                            tail_label="upper half of the T grid"), v["regime_T"])
+    vT = upper_bound_verdict(_fit(v["fit_T"]), rate["T"], floor=SGD_FLOOR,
+                             floor_reason=SGD_FLOOR_REASON, tail=_fit(up) if up else None,
+                             tail_label="upper half of the T grid", regime=v["regime_T"])
     vK = upper_bound_verdict(_fit(v["fit_K"]), rate["K"], floor=SGD_FLOOR,
                              floor_reason=SGD_FLOOR_REASON)
     rT = exponent_verdict(_fit(v["fit_rounds_T"]), rounds["T"])
@@ -418,10 +416,9 @@ def judge_thm1_heterogeneous(predicted, m: Measurement) -> CheckResult:
                                      f"a finite (non-diverged) run")
     else:
         up = v.get("fit_T_upper_half")
-        vT = regime_checked_verdict(upper_bound_verdict(_fit(v["fit_T"]), bound, floor=None,
-                                                        tail=_fit(up) if up else None,
-                                                        tail_label="upper half of the T grid"),
-                                    v["regime_T"])
+        vT = upper_bound_verdict(_fit(v["fit_T"]), bound, floor=None,
+                                 tail=_fit(up) if up else None,
+                                 tail_label="upper half of the T grid", regime=v["regime_T"])
     cf = v["closed_form"]
     slopes = np.asarray(v["regime_T"].get("local_slopes", []), float)
     trend = ("rise with T at every step of the grid" if slopes.size and np.all(slopes > 0) else

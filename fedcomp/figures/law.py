@@ -99,7 +99,8 @@ def remedies_figure(data: dict, title: str):
         colour, tied = S.colour(a["algorithm"]), a["law"] is not None
         # a second fixed-weight arm of the same algorithm: dashed, hollow markers
         again = not tied and a["algorithm"] in fixed_seen
-        fixed_seen |= set() if tied else {a["algorithm"]}
+        if not tied:
+            fixed_seen.add(a["algorithm"])
         (x, y), zeros = S.split_zeros(data["etas"], a["gaps"])
         if x:
             ax.loglog(x, y, marker=S.marker(a["algorithm"]), ms=5, lw=1.3, color=colour,

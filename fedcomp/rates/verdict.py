@@ -134,7 +134,7 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                         floor: float | None = None, floor_reason: str = "",
                         min_points: int = 3, tail=None,
                         tail_label: str = "upper half of the grid",
-                        margin: float = RATE_MARGIN) -> Verdict:
+                        margin: float = RATE_MARGIN, regime: dict | None = None) -> Verdict:
     """Verdict for "y <= C x^predicted as x grows" (module docstring).
 
     Parameters
@@ -161,7 +161,16 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         The fit of the grid's upper half (:func:`fedcomp.rates.fit.upper_half`; None where the
         grid has none): judged by the same rule and combined with the whole grid's verdict by
         :func:`tail_checked_verdict` (named `tail_label` in the reason).
+    regime : dict or None
+        The grid's :func:`regime` (a rate in T): a pass on a run shown to drift at the end of
+        the grid is inconclusive (:func:`regime_checked_verdict`), and the regime is reported
+        beside the verdict either way.
     """
+    if regime is not None:
+        return regime_checked_verdict(
+            upper_bound_verdict(fit, predicted, max_width=max_width, tolerance=tolerance,
+                                floor=floor, floor_reason=floor_reason, min_points=min_points,
+                                tail=tail, tail_label=tail_label, margin=margin), regime)
     if tail is not None:
         kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
                   floor_reason=floor_reason, min_points=min_points, margin=margin)
@@ -334,16 +343,14 @@ def regime(x, values, predicted: float | None = None, settle: float = 0.1,
     drift = float(last[-1] - last[0])
     lo = hi = drift
     if v.shape[0] >= 2:
-        from scipy import stats
+        from fedcomp.rates.seeds import mean_interval
         with np.errstate(invalid="ignore", divide="ignore"):
             ls = np.diff(np.log(v), axis=1) / np.diff(np.log(x))     # (seed, step)
         d = ls[:, -1] - ls[:, -k]
         d = d[np.isfinite(d)]
         if d.size >= 2:
-            drift = float(d.mean())
-            sem = float(np.std(d, ddof=1) / math.sqrt(d.size))
-            lo, hi = (drift, drift) if sem == 0 else (
-                float(z) for z in stats.t.interval(1 - level, d.size - 1, loc=drift, scale=sem))
+            iv = mean_interval(d, 1 - level)
+            drift, lo, hi = iv.mean, iv.low, iv.high
     settled = (True if -settle <= lo and hi <= settle
                else False if lo > settle or hi < -settle else None)
     label = {True: "settled", False: "drifting", None: "drift not decided"}[settled]
@@ -660,15 +667,13 @@ def paired_fraction_below_verdict(name: str, a, b, fraction: float = 0.9,
     non-finite value is left out): the two-sided 1 - `level` t interval of the mean of
     a - fraction b; pass when it lies below 0, fail when it lies above, inconclusive when it
     contains 0 or fewer than two pairs remain."""
-    from scipy import stats
+    from fedcomp.rates.seeds import mean_interval
     a, b = _pairs(a, b)
     if a.size < 2 or not math.isfinite(fraction):
         return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
     d = a - fraction * b
-    sem = float(np.std(d, ddof=1) / math.sqrt(d.size))
-    mean = float(d.mean())
-    lo, hi = (mean, mean) if sem == 0 else stats.t.interval(1 - level, d.size - 1, loc=mean,
-                                                            scale=sem)
+    iv = mean_interval(d, 1 - level)
+    mean, lo, hi = iv.mean, iv.low, iv.high
     verdict = "pass" if hi < 0 else "fail" if lo > 0 else "inconclusive"
     return Verdict(verdict, f"{name}: mean {a.mean():.3g} against {fraction:g} x {b.mean():.3g}, "
                             f"paired difference {mean:+.2g} [{lo:+.2g}, {hi:+.2g}] "
@@ -721,19 +726,15 @@ def _paired_intervals(name: str, a, b, margin: float, level: float):
     """(a - b, the 1 - 2 `level` and 1 - `level` t intervals of its mean) over the finite
     pairs; (None, ...) with fewer than two. A margin that is not a positive number is an
     error in the caller."""
-    from scipy import stats
+    from fedcomp.rates.seeds import mean_interval
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
         raise ValueError(f"{name}: margin must be a positive number, got {margin!r}")
     a, b = _pairs(a, b)
     if a.size < 2:
         return (None,) * 5
     d = a - b
-    mean, sem = float(d.mean()), float(np.std(d, ddof=1) / math.sqrt(d.size))
-
-    def interval(conf):
-        return (mean, mean) if sem == 0 else tuple(
-            float(z) for z in stats.t.interval(conf, d.size - 1, loc=mean, scale=sem))
-    return (d, *interval(1 - 2 * level), *interval(1 - level))
+    narrow, wide = mean_interval(d, 1 - 2 * level), mean_interval(d, 1 - level)
+    return d, narrow.low, narrow.high, wide.low, wide.high
 
 
 def paired_not_below_verdict(name: str, a, b, margin: float, level: float = 0.05) -> Verdict:

@@ -257,7 +257,11 @@ class Derived:
     stated_ours: dict
     agreement: dict
     flags: list
-    terms_printed: bool = False
+
+    @property
+    def terms_printed(self) -> bool:
+        """Whether the theorem prints only its result's O-terms (:class:`Scheme`)."""
+        return SCHEMES[self.key].terms_printed
 
     @property
     def consistent(self) -> bool:
@@ -359,7 +363,7 @@ def derive(key: str) -> Derived:
             agreement[k] = same_order(sp.simplify(T / s.local_steps), v, (T, K))
     return Derived(s.key, s.algorithm, s.paper, s.source, rate, terms_ok, regimes, Te, batch,
                    per_client, total, rounds, s.floats_per_round, fpc, stated_ours, agreement,
-                   flags, s.terms_printed)
+                   flags)
 
 
 def derive_all() -> list[Derived]:
@@ -514,8 +518,7 @@ def wu_implied_momentum() -> dict:
 
     Each term is solved for beta separately; the solution is written as C alpha^k with k the
     power that removes T (C may hold S_F, N, b). Returns, per theorem, the solutions from each
-    term, whether they agree, beta in terms of the symbol ``alpha`` (as a string) and its order
-    k in alpha."""
+    term, whether they agree, and beta in terms of the symbol ``alpha`` (as a string)."""
     N, SF, bb, beta, alpha = sp.symbols("N S_F b beta alpha", positive=True)
     cases = {
         "thm4.4": (sp.sqrt(N / T) / (6 * SF), 1 / sp.sqrt(N * T),
@@ -542,8 +545,7 @@ def wu_implied_momentum() -> dict:
         coef = sp.simplify(first / a ** eT)
         in_alpha = sp.simplify(coef * alpha ** eT) if not coef.has(T) else None
         out[name] = {"solutions": {k: str(v) for k, v in sols.items()}, "agree": bool(agree),
-                     "beta": str(in_alpha) if in_alpha is not None else None,
-                     "alpha_order": float(eT) if in_alpha is not None else None}
+                     "beta": str(in_alpha) if in_alpha is not None else None}
     return out
 
 
@@ -555,19 +557,18 @@ def wu_thm47_beta_orders() -> dict:
     3 L^2/(beta B N T), 13 L^2 c^2 alpha^2/(6 S_F^2) (c free of T) and 6 beta L^2/(N b).
     Returns the T exponent of each term as a function of k (strings), the set of k solving
     all the inequalities (a sympy set, as a string) and that k when the set is one point."""
-    N, SF, k = sp.symbols("N S_F k", positive=True)
+    N, SF = sp.symbols("N S_F", positive=True)
+    k = sp.Symbol("k", real=True)
     a = N ** sp.Rational(2, 3) / (12 * SF * T ** sp.Rational(1, 3))
     B = T ** sp.Rational(1, 3) / N ** sp.Rational(2, 3)
     beta = a ** k
     terms = {"2[F0 - F*]/(T alpha)": 1 / (T * a), "3 L^2/(beta B N T)": 1 / (beta * B * N * T),
              "13 L^2 c^2 alpha^2/(6 S_F^2)": a ** 2, "6 beta L^2/(N b)": beta / N}
-    target = sp.Rational(-2, 3)
-    kr = sp.Symbol("k", real=True)
     exps, sols = {}, sp.S.Reals
     for name, term in terms.items():
-        e = sp.simplify(sp.expand_log(sp.log(term), force=True).diff(T) * T).subs(k, kr)
-        exps[name] = str(sp.simplify(e))
-        sols = sols.intersect(sp.solveset(sp.Le(e, target), kr, sp.S.Reals))
+        e = sp.simplify(sp.expand_log(sp.log(term), force=True).diff(T) * T)  # d log / d log T
+        exps[name] = str(e)
+        sols = sols.intersect(sp.solveset(sp.Le(e, sp.Rational(-2, 3)), k, sp.S.Reals))
     point = next(iter(sols)) if isinstance(sols, sp.FiniteSet) and len(sols) == 1 else None
     return {"T exponents": exps, "orders": str(sols),
             "order": float(point) if point is not None else None}

@@ -568,18 +568,8 @@ def _rem21_judge(arm: str, other: str):
     stays; after the controls of the remedies claims. The arm `other` (the other reading of its
     inner weight) is reported beside it, not judged."""
     def judge(predicted, m: Measurement) -> CheckResult:
-        v = m.values
-        limits = _limits(v)
-        ok, controls = _controls(v, limits)
-        measured = {"limits": limits}
-        if not ok:
-            return CheckResult("inconclusive", predicted, measured, controls)
-        part = _arm_part(predicted, v, limits, arm, REM21_GAO_KEY, when="vanishes")
-        res = _result([part], predicted, measured, f"{controls}; ")
-        if other in limits:
-            res.detail += (f"; reported, not judged (the other reading of Local-SCGDM's inner "
-                           f"weight): {_arm_text(v, limits, other)}")
-        return res
+        return _judge_arms(predicted, m, [(arm, REM21_GAO_KEY)], when="vanishes",
+                           report=[(other, "the other reading of Local-SCGDM's inner weight")])
     judge.__name__ = judge.__qualname__ = (
         "judge_rem21_" + arm.lower().replace(" ", "_").replace(",", "").replace("=", "eq"))
     return judge
@@ -670,16 +660,22 @@ def _controls(v, limits):
     return ok, head + ("" if ok else " -- the controls do not separate, so no verdict")
 
 
-def _judge_arms(predicted, m, arms_keys):
-    """The parts of (arm label, prediction key) pairs, after the controls."""
+def _judge_arms(predicted, m, arms_keys, when="stays", report=()):
+    """The parts of (arm label, prediction key) pairs (:func:`_arm_part`, measured True when
+    the arm's gap does `when`), after the controls; `report`: (arm label, why) pairs whose
+    limits are reported beside the verdict, not judged."""
     v = m.values
     limits = _limits(v)
     ok, controls = _controls(v, limits)
     measured = {"limits": limits}
     if not ok:
         return CheckResult("inconclusive", predicted, measured, controls)
-    parts = [_arm_part(predicted, v, limits, label, key) for label, key in arms_keys]
-    return _result(parts, predicted, measured, f"{controls}; ")
+    parts = [_arm_part(predicted, v, limits, label, key, when) for label, key in arms_keys]
+    res = _result(parts, predicted, measured, f"{controls}; ")
+    for label, why in report:
+        if label in limits:
+            res.detail += f"; reported, not judged ({why}): {_arm_text(v, limits, label)}"
+    return res
 
 
 def judge_remedies(predicted, m: Measurement) -> CheckResult:

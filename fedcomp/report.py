@@ -815,8 +815,11 @@ def verdict_rules() -> dict:
     # 3: a pass derived from an inconclusive checked claim is inconclusive too; 4: a rate pass on
     # a run shown to drift at the end of its grid is inconclusive (verdict.regime), "similar"
     # is judged by an equivalence test with a fixed margin, khanduri.thm4.3's KL-DRO fit is not
-    # judged
-    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 4}
+    # judged; 5: a reversed pair fails an ordering at the family level of all the claim's parts
+    # (joint claims, "rises then saturates" too), and parts that could not fail (ComFedL's floor
+    # in b, its remarks' implied complexities, the sharing law's fitted exponents) are reported,
+    # not judged
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 5}
 
 
 def docs_markdown(report: dict, command: str) -> str:

@@ -389,3 +389,40 @@ def test_stored_arms_follow_the_manifest_not_the_part_files(tmp_path):
     names = ["z", "c", "x", "a", "q", "b", "m", "d"]
     _store(tmp_path, {n: {0: 0.5, 1: 0.5, 2: 0.5} for n in names})
     assert S.load(EXP, tmp_path).arms == names
+
+
+def test_joint_claim_corrects_over_all_its_parts(monkeypatch, tmp_path):
+    # A below B by a margin that is a reversal at 1 - 0.05/2 (the part's own two comparisons)
+    # but not at 1 - 0.05/4 (the claim's four, two per part): the joint claim must use four
+    from fedcomp.checks.stored import joint_check
+    from fedcomp.rates.seeds import paired_difference
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    finals = {"a": {0: 0.5, 1: 0.5, 2: 0.5}, "b": {0: 0.6477, 1: 0.62, 2: 0.5923},
+              "c": {0: 0.30, 1: 0.31, 2: 0.29}}
+    diff = {s: finals["a"][s] - finals["b"][s] for s in range(3)}
+    assert paired_difference(diff, {s: 0.0 for s in diff}, level=1 - 0.05 / 2).high < 0
+    assert paired_difference(diff, {s: 0.0 for s in diff}, level=1 - 0.05 / 4).high > 0
+    _store(tmp_path / EXP, finals)
+    cells = {"": {"A": "a", "B": "b", "C": "c"}}
+    x, y = (experiment_check(EXP, ("avg_client_accuracy",), cells, "paper", key=k)
+            for k in ("x", "y"))
+    pred = {"x": ["A", ">", "B, C"], "y": ["B", ">", "A, C"]}
+    alone = x.judge(pred, x.measure("quick", tmp_path))
+    assert alone.verdict == "fail" and "over the claim's 2 comparisons" in alone.detail
+    both = joint_check(x, y)
+    r = both.judge(pred, both.measure("quick", tmp_path))
+    assert r.verdict == "inconclusive", r.detail
+    assert "not at 1 - 0.05/4 over the claim's 4 comparisons" in r.detail
+
+
+def test_local_steps_claim_corrects_over_its_methods(monkeypatch, tmp_path):
+    # two methods, two comparisons each: a part fails only at 1 - 0.05/4
+    from fedcomp.rates.verdict import saturation_verdicts
+    # the first gain: mean -0.1, six standard errors below 0 (t 4.30 at 95 %, 8.86 at
+    # 1 - 0.05/4 with two degrees of freedom)
+    vals = {1: {s: 0.0 for s in range(3)},
+            2: {s: -0.1 + 0.0289 * (s - 1) for s in range(3)},
+            4: {s: -0.1 for s in range(3)}}
+    alone, fam = saturation_verdicts("x", vals), saturation_verdicts("x", vals, family=4)
+    assert alone[0].verdict == "fail"
+    assert fam[0].verdict == "inconclusive" and "not at 1 - 0.05/4" in fam[0].reason

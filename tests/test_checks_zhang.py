@@ -254,6 +254,9 @@ def test_sharing_law_exponents_are_judged(measured):
     assert v["law_exponents"]["leading term"] == "beta*(I - 1)/2"
     r = c.judge(m)
     assert "fitted exponent +1.9" in r.detail and "+2.000 [" not in r.detail
+    # the fit against the closed form on the same points is implied by the pointwise part:
+    # reported, not judged (audit 3, item 9)
+    assert r.detail.count("reported, not judged: implied by the pointwise agreement") == 3
     for k, bad in (("beta", 1.9), ("I-1", 2.1), ("heterogeneity", 3.8), ("eta", 0.05)):
         w = {**c.predicted, "exponents": {**c.predicted["exponents"], k: bad}}
         assert c.check.judge(w, m).verdict == "fail", k

@@ -166,7 +166,7 @@ CLAIMS = [
           statement="The journal's only theorem is the conference's Theorem 1 (same bound (26), "
                     "T = tau S stated): with eta = T^-1/2, b = b_1 = T and tau = O(1) ComFedL "
                     "reaches O(1/sqrt(T)).",
-          kind="rate", predicted={"b": -0.5, "T": -0.5},
+          kind="rate", predicted={"T": -0.5},
           reading="as huang.thm1 (same measurement)",
           notes="the same statement as huang.thm1, judged on the same runs",
           check=Check(measure_thm1, judge_theorem_rate, wrong=_RATE_WRONG)),

@@ -1669,7 +1669,8 @@ def judge_rem45(predicted, m):
         f = v["floats"][label]
         p = _cost_part(f"{regime_key} ({label}): eps vs floats per client", f["eps_vs_floats"],
                        predicted[regime_key]["floats per client"]["eps"], v["max_width"],
-                       t_per_cost=f["t_per_cost"], tail=f.get("eps_vs_floats_upper_half"))
+                       t_per_cost=f["t_per_cost"], tail=f.get("eps_vs_floats_upper_half"),
+                       regime=f.get("regime"))
         p["reason"] += (f"; d >= eps^-1/2 d_g / K on the whole grid: "
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")

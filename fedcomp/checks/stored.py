@@ -21,8 +21,8 @@ method of each later tier); :func:`experiment_check` builds its :class:`~fedcomp
   no correction), and fails when one pair's interval lies below 0 at 1 - 0.05/n, n the claim's
   (pair, evaluation point) comparisons (Bonferroni: one reversed pair among many refutes the
   ordering only at the family's level); otherwise it is inconclusive. The family counts the
-  comparisons of this check; the parts of a :func:`joint_check` are corrected each over its own
-  family. A method whose runs diverged in every seed while its rival's did not
+  comparisons of the claim: those of this check, or of all the parts of a :func:`joint_check`
+  together. A method whose runs diverged in every seed while its rival's did not
   ranks below it (fail for "diverged > rival"); partial divergence is inconclusive. Methods the
   experiment does not run are named and not judged. Every verdict names the budget, what the
   paper used, and the command that reproduces the runs; with no stored runs the claim is
@@ -221,14 +221,14 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
     if points not in ("final", "all", "rounds", "gain"):
         raise ValueError(f"points must be 'final', 'all', 'rounds' or 'gain', got {points!r}")
 
-    def judge(predicted, m: Measurement) -> CheckResult:
+    def compare(predicted, v):
+        """Every comparison the ordering implies on the measurement `v`: the parts (a verdict,
+        or an index into `pending` for a pair judged on its interval once the family is known),
+        their reasons, the pending interval comparisons, the methods not run, whether an arm
+        compared diverged."""
         from fedcomp.rates.seeds import paired_difference
-        from fedcomp.rates.verdict import combine, ordering_verdict
-        v = m.values
         order = tiers(predicted[key])
         mapped = {meth for arms in cells.values() for meth in arms}
-        if not v["present"]:
-            return _absent(predicted, v)
         parts, reasons, unmeasured = [], [], set()
         pending: list = []   # (label, a by seed, b by seed): the interval comparisons
         diverged = False
@@ -289,9 +289,27 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
                                                f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
                                                f"{hs.high:+.4g}] over {hs.n} seeds")
-        # the family: every (pair, evaluation point) compared, those decided by divergence or
-        # left undecided by a missing value included (the "missing arms" part is no comparison)
-        family = max(1, len(parts) - (1 if v.get("missing") else 0))
+        return parts, reasons, pending, unmeasured, diverged
+
+    def comparisons(predicted, m: Measurement) -> int:
+        """The check's family: every (pair, evaluation point) the ordering compares, those
+        decided by divergence or left undecided by a missing value included (the "missing
+        arms" part is no comparison); 0 with no stored runs."""
+        if not m.values["present"]:
+            return 0
+        parts = compare(predicted, m.values)[0]
+        return len(parts) - (1 if m.values.get("missing") else 0)
+
+    def judge(predicted, m: Measurement, family: int | None = None) -> CheckResult:
+        """`family`: the claim's number of comparisons when this check is one part of a
+        :func:`joint_check` (None: this check's own, :func:`comparisons`)."""
+        from fedcomp.rates.seeds import paired_difference
+        from fedcomp.rates.verdict import combine, ordering_verdict
+        v = m.values
+        if not v["present"]:
+            return _absent(predicted, v)
+        parts, reasons, pending, unmeasured, diverged = compare(predicted, v)
+        family = max(1, comparisons(predicted, m) if family is None else family)
         judged = []
         for label, a_, b_ in pending:
             iv = paired_difference(a_, b_)
@@ -322,6 +340,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                       synthetic=functools.partial(synthetic_measurement, key=key, cells=cells,
                                                   metrics=metrics, points=points,
                                                   higher_is_better=higher_is_better))
+    judge.comparisons = comparisons
     return Check(measure, judge, lambda pred: reversed_tiers(pred, key))
 
 
@@ -424,8 +443,9 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
 
     methods : {method name used in the claim: arm prefix}
     The claim's prediction ``{key: True}`` passes when every method rises then saturates, fails
-    when one of them does not (its first step loses at 95 %, or its returns grow), and is
-    inconclusive otherwise; ``{key: False}`` the reverse.
+    when one of them does not (its first step loses, or its returns grow, at 1 - 0.05/n over the
+    claim's n = 2 x methods comparisons), and is inconclusive otherwise; ``{key: False}`` the
+    reverse.
     """
     if at not in AT:
         raise ValueError(f"at must be one of {sorted(AT)}, got {at!r}")
@@ -435,7 +455,7 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
         v = m.values
         if not v["present"]:
             return _absent(predicted, v)
-        reasons, per_method = [], {}
+        reasons, per_method, judged = [], {}, {}
         for method, per_i in v["methods"].items():
             vals = {int(i): d for i, d in per_i.items() if len(d) == len(v["seeds"])}
             if len(vals) < 3 or len(vals) < len(per_i):
@@ -443,7 +463,12 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
                 reasons.append(f"{method}: values at {sorted(vals)} only, all seeds needed at "
                                "3 or more values of I")
                 continue
-            parts = saturation_verdicts(f"{method} {metric}", vals)
+            judged[method] = vals
+        # the family: two comparisons (rises, saturates) per method of the claim; one reversed
+        # part fails the claim only at 1 - 0.05/family (Bonferroni, as experiment_check)
+        for method, vals in judged.items():
+            parts = saturation_verdicts(f"{method} {metric}", vals,
+                                        family=2 * len(v["methods"]))
             verdict = combine([p.verdict for p in parts])
             per_method[method] = {"pass": True, "fail": False}.get(verdict)
             means = ", ".join(f"I={i}: {sum(d.values()) / len(d):.4f}"
@@ -493,14 +518,18 @@ def _synthetic_joint(measures, predicted) -> Measurement:
 
 
 def joint_check(*checks: Check) -> Check:
-    """One claim made of several stored-run checks, each judging its own key of the prediction
-    (e.g. huang.fig2's tau ordering and gamma ordering): fail if one part fails, pass if all
-    pass, else inconclusive; its wrong predictions are every part's."""
+    """One claim made of several :func:`experiment_check` checks, each judging its own key of
+    the prediction (e.g. huang.fig2's tau ordering and gamma ordering): fail if one part fails,
+    pass if all pass, else inconclusive; its wrong predictions are every part's. A reversed pair
+    fails a part at the claim's family level: 1 - 0.05/n, n the comparisons of all the parts."""
     from fedcomp.rates.verdict import combine
 
     def judge(predicted, m: Measurement) -> CheckResult:
-        rs = [c.judge(predicted, Measurement(values=v))
-              for c, v in zip(checks, m.values["parts"])]
+        ms = [Measurement(values=v) for v in m.values["parts"]]
+        # one family for the claim: a fail of any part fails it, so a reversed pair must hold
+        # at the level of all the parts' comparisons together (Bonferroni over the claim)
+        family = sum(c.judge.comparisons(predicted, mi) for c, mi in zip(checks, ms))
+        rs = [c.judge(predicted, mi, family=family) for c, mi in zip(checks, ms)]
         return CheckResult(combine([r.verdict for r in rs]), predicted,
                            [r.measured for r in rs],
                            " || ".join(f"part {i + 1} ({r.verdict}): {r.detail}"

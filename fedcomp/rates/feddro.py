@@ -376,6 +376,9 @@ def measure_floats(profile: str, out_dir: Path) -> dict:
         share_y = (s["floats_y"] / (s["floats_x"] + s["floats_y"])).groupby(s["T"]).mean()
         out[label] = {"eps_vs_floats": fit, "eps_vs_floats_upper_half": up, "d": d, "d_g": dg,
                       "t_per_cost": t_per_cost(s, "floats_per_client", K=K0),
+                      # the T sweep's regime: a cost read off a run still drifting at the end
+                      # of its grid cannot pass (fedcomp.rates.verdict.regime_checked_verdict)
+                      "regime": regime(*matrix(s, "T", K=K0)),
                       "first_term_dominates": bool(np.all(d >= eps ** -0.5 * dg / K0)),
                       "share_y": [float(share_y.min()), float(share_y.max())]}
         div.append(_diverged(s))

@@ -592,14 +592,17 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     return Verdict("inconclusive", f"{head}: the interval contains 0")
 
 
-def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True) -> list:
+def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True,
+                        family: int = 1) -> list:
     """"`name` first rises with the parameter, then saturates" on ``values`` = {parameter:
     {seed: metric}} (at least three parameter values; seeds paired). Two :func:`ordering_verdict`
     parts: **rises**, the gain of the first step (smallest to second-smallest parameter) is above
     0 (fail: the metric drops at once); **saturates**, the gain of the last step (second-largest
     to largest) is below the first step's gain, paired by seed (fail: the returns grow rather
     than diminish; a metric that falls at the end passes, as "diminishing returns" in the
-    paper's words). The grid is the caller's: a claim without a printed grid is judged on it."""
+    paper's words). The grid is the caller's: a claim without a printed grid is judged on it.
+    `family`: the claim's number of such comparisons (two per method judged): a part fails only
+    at 1 - 0.05/`family` (:func:`ordering_verdict`)."""
     from fedcomp.rates.seeds import paired_difference
     keys = sorted(values)
     if len(keys) < 3:
@@ -612,12 +615,15 @@ def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True) 
 
     first, last = gain(keys[0], keys[1]), gain(keys[-2], keys[-1])
     zero = {s: 0.0 for s in first}
-    rise = paired_difference(first, zero)
-    sat = paired_difference(first, last)
-    return [ordering_verdict(f"{name} rises ({keys[0]} -> {keys[1]}: gain above 0)",
-                             rise.low, rise.high, rise.mean, rise.n),
-            ordering_verdict(f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
-                             f"{keys[-2]} -> {keys[-1]})", sat.low, sat.high, sat.mean, sat.n)]
+    out = []
+    for label, a, b in ((f"{name} rises ({keys[0]} -> {keys[1]}: gain above 0)", first, zero),
+                        (f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
+                         f"{keys[-2]} -> {keys[-1]})", first, last)):
+        iv = paired_difference(a, b)
+        high = paired_difference(a, b, level=1 - 0.05 / family).high if family > 1 else None
+        out.append(ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n, family=family,
+                                    family_high=high))
+    return out
 
 
 def vanishing_order_verdict(name: str, x, values, order: float, zero: float = 1e-9,

@@ -515,7 +515,8 @@ def _theorem_measure(problem, name, title, profile, out_dir, outer_equals_inner,
     fit_T, why_T = _fit_or_none(Ts, lhs)
     from fedcomp.figures import plot
     fig = plot(f"figures/{name}-floor-and-rate.png", _figure, f"ComFedL {title}", [
-        (f"floor(b) - floor(exact), eta={eta}, tau={tau}", "inner batch b", fit_b,
+        (f"floor(b) - floor(exact), eta={eta}, tau={tau} (reported, not judged)",
+         "inner batch b", fit_b,
          list(batches), np.nanmean(exc, axis=0)),
         (f"avg ||grad F||^2, eta={eta0}/sqrt(T), b=T/{T0}", "T", fit_T, list(Ts),
          np.nanmean(lhs, axis=0))])

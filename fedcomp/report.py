@@ -25,7 +25,10 @@ The loop (:func:`run_verify`):
    not confirmed, so neither is it (a claim that states only the implication lists the premise in
    ``premise`` instead, :mod:`fedcomp.checks.core`). A dependency without a check (a transcribed
    table row, a printed value) is the data the claim is judged on, not a premise: it does not
-   demote.
+   demote. A claim whose statement contains another's (``entails``: a table row restating a
+   corollary, an abstract's stronger sentence) fails when that one fails, whatever its own
+   check found ("fails through ..."), so a statement is never shown undecided beside a weaker
+   one that is refuted.
 4. A check that raises is reported inconclusive with the error; it never stops the others. An
    interrupt (Ctrl-C; numba's SystemError wrapping of it included) stops everything: the partial
    report is written beside the last complete one as ``report.interrupted.json`` and the command
@@ -71,7 +74,7 @@ from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
-               "depends_on", "premise", "rests_on_failed", "predicted", "predicted_by",
+               "depends_on", "premise", "entails", "rests_on_failed", "predicted", "predicted_by",
                "measured", "detail", "interval", "figures", "seconds")
 
 
@@ -286,7 +289,17 @@ def _dependency_rule(claim, res, rows_by_id) -> list:
     it."""
     failing, through, rests = _rests_on_failed(claim, rows_by_id)
     unconfirmed = _unconfirmed(claim, rows_by_id, through)
-    if res.verdict == "pass" and (rests or unconfirmed):
+    refuted = [d for d in claim.entails
+               if d in rows_by_id and rows_by_id[d]["verdict"] == "fail"]
+    if refuted and res.verdict != "fail":
+        # its statement contains a refuted one: refuted too, whatever its own check found
+        own = res.verdict
+        res.verdict = "fail"
+        which = ("that claim, which fails" if len(refuted) == 1 else
+                 "those claims, which fail")
+        res.detail = (f"fails through {', '.join(refuted)}: its statement contains the "
+                      f"statement of {which}; own check ({own}): {res.detail}")
+    elif res.verdict == "pass" and (rests or unconfirmed):
         why = [f"it depends on {', '.join(failing)}, which fail(s)"] if failing else []
         why += [f"it depends on {d} ({rows_by_id[d]['verdict']}), which rests on {', '.join(r)}, "
                 f"which fail(s)" for d, r in through.items()]
@@ -488,6 +501,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
             row = {"id": c.id, "status": c.status, "kind": c.kind, "subject": c.subject,
                    "reading": c.reading,
                    "depends_on": list(c.depends_on), "premise": list(c.premise),
+                   "entails": list(c.entails),
                    "predicted": c.predicted,
                    "predicted_by": c.predicted_by, "statement": c.statement,
                    "location": c.location, "paper": c.to_dict()["paper"],
@@ -687,6 +701,8 @@ def markdown(report: dict) -> str:
             out += [f"**Depends on.** {', '.join(r['depends_on'])}", ""]
         if r.get("premise"):
             out += [f"**Premise (an implication: not asserted).** {', '.join(r['premise'])}", ""]
+        if r.get("entails"):
+            out += [f"**Contains the statements of.** {', '.join(r['entails'])}", ""]
         out += [f"**Verdict: {shown_label(r)}** ({r['seconds']} s)", ""]
         m = r["measured"]
         if isinstance(m, dict) and isinstance(m.get("parts"), list):
@@ -751,6 +767,9 @@ def html(report: dict, out: Path) -> str:
         if r.get("premise"):
             body.append("<p><b>Premise (an implication: not asserted).</b> " + ", ".join(
                 f"<a href='#{e(d)}'>{e(d)}</a>" for d in r["premise"]) + "</p>")
+        if r.get("entails"):
+            body.append("<p><b>Contains the statements of.</b> " + ", ".join(
+                f"<a href='#{e(d)}'>{e(d)}</a>" for d in r["entails"]) + "</p>")
         m = r.get("measured")
         if isinstance(m, dict) and isinstance(m.get("parts"), list):
             body.append("<table><tr><th>part</th><th>verdict</th><th>reason</th></tr>")
@@ -818,8 +837,9 @@ def verdict_rules() -> dict:
     # judged; 5: a reversed pair fails an ordering at the family level of all the claim's parts
     # (joint claims, "rises then saturates" too), and parts that could not fail (ComFedL's floor
     # in b, its remarks' implied complexities, the sharing law's fitted exponents) are reported,
-    # not judged
-    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 5}
+    # not judged; 6: a claim containing a refuted one fails through it (Claim.entails), and
+    # khanduri.thm4.3's KL-DRO part is judged on the bounded region a run visits
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 6}
 
 
 def docs_markdown(report: dict, command: str) -> str:
@@ -833,7 +853,9 @@ def docs_markdown(report: dict, command: str) -> str:
                 f"{r['location']} ({r['kind']}); reading: {r.get('reading', '')}"
                 + (f"; depends on {', '.join(r['depends_on'])}" if r.get("depends_on") else "")
                 + (f"; premise (not asserted) {', '.join(r['premise'])}" if r.get("premise")
-                   else ""),
+                   else "")
+                + (f"; contains the statements of {', '.join(r['entails'])}"
+                   if r.get("entails") else ""),
                 "", f"Prediction: `{json.dumps(r['predicted'])}`", "",
                 str(r["detail"]).split("\nTraceback")[0], ""]
     return "\n".join(out)

@@ -176,6 +176,33 @@ def test_the_dependency_rule_is_transitive(extra_claims, tmp_path, capsys):
     assert out["fedcomp.test-on-sound"]["rests_on_failed"] == []
 
 
+def test_a_claim_containing_a_refuted_one_fails_through_it(extra_claims, tmp_path, capsys):
+    """A claim whose statement contains a failing claim's (Claim.entails: a table row restating a
+    corollary) fails with it, naming it and its own check's verdict; transitively through a
+    claim that fails that way; a mere dependency still only demotes a pass."""
+    def with_entails(cid, deps, entails):
+        return Claim(id=cid, paper="fedcomp", location="test", statement="test claim",
+                     kind="rate", predicted={"T": -0.5}, depends_on=deps, entails=entails,
+                     check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    extra_claims(_claim("fedcomp.test-theorem", {"T": -1.0}),
+                 with_entails("fedcomp.test-row", ("fedcomp.test-theorem",),
+                              ("fedcomp.test-theorem",)),
+                 with_entails("fedcomp.test-abstract", ("fedcomp.test-row",),
+                              ("fedcomp.test-row",)),
+                 _claim("fedcomp.test-derived", {"T": -0.5}, ("fedcomp.test-theorem",)))
+    assert main(["verify", "--claim", "fedcomp.test-abstract", "--claim",
+                 "fedcomp.test-derived", "--json", "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    row = out["fedcomp.test-row"]
+    assert row["verdict"] == "fail" and row["entails"] == ["fedcomp.test-theorem"]
+    assert row["detail"].startswith("fails through fedcomp.test-theorem")
+    assert "own check (pass)" in row["detail"]
+    assert out["fedcomp.test-abstract"]["verdict"] == "fail"
+    assert out["fedcomp.test-derived"]["verdict"] == "inconclusive"
+    with pytest.raises(ValueError, match="must be a dependency"):
+        with_entails("fedcomp.test-bad", (), ("fedcomp.test-theorem",))
+
+
 def _judge_undecided(predicted, m):
     v = m.values
     verdict = "fail" if v["low"] > predicted["T"] else (

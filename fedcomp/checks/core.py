@@ -175,6 +175,10 @@ class Claim:
     #: the claims it does not assert (its premises), which it does not depend on; a claim about
     #: the algorithm built on it must depend on them itself (tests/test_checks_layer.py)
     premise: tuple = ()
+    #: the claims whose statement this one's contains (a table row restating a corollary, an
+    #: abstract's sentence stronger than it): when one of them fails, this claim fails too,
+    #: whatever its own check says (fedcomp.report); each must also be a dependency
+    entails: tuple = ()
     #: what the verdict is evidence about: a key of SUBJECTS (module docstring)
     subject: str = "paper"
 
@@ -203,6 +207,11 @@ class Claim:
         if set(self.premise) & set(self.depends_on):
             raise ValueError(f"claim {self.id}: an implication does not depend on its premise "
                              f"{sorted(set(self.premise) & set(self.depends_on))}")
+        if not isinstance(self.entails, tuple):
+            object.__setattr__(self, "entails", tuple(self.entails))
+        if not set(self.entails) <= set(self.depends_on):
+            raise ValueError(f"claim {self.id}: a claim it entails must be a dependency too: "
+                             f"{sorted(set(self.entails) - set(self.depends_on))}")
 
     @property
     def status(self) -> str:
@@ -258,7 +267,7 @@ class Claim:
                 "subject": self.subject,
                 "predicted": self.predicted, "predicted_by": self.predicted_by,
                 "reading": self.reading, "depends_on": list(self.depends_on),
-                "premise": list(self.premise),
+                "premise": list(self.premise), "entails": list(self.entails),
                 "status": self.status, "command": self.command,
                 "check": self.check.name if self.check else None,
                 "not_checked": self.not_checked, "notes": self.notes}

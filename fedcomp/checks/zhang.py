@@ -329,9 +329,10 @@ def _thm1_hyper_outside(hyper: dict) -> dict:
             "gamma_y_factor": hyper["gamma_y"] / gy}
 
 
-#: the rounds parts of zhang.thm1 read the engine's ledger under the schedule fedcomp prescribes
-#: from Remark 1: they check fedcomp against Algorithm 1 and the remark (a fail would be fedcomp's)
-_SELF = " (self-check: the ledger's rounds under fedcomp's schedule of Remark 1)"
+#: the rounds parts of zhang.thm1 are the remark's own algebra (_theorem_rounds: no run, no
+#: ledger; the runs' ledgers are compared with T // p apart, in the measurement's detail)
+_SELF = (" (algebra: T // p at Remark 1's p = round(T^(1/4)/K^(3/4)), c_I = 1, over T = "
+         "4^10..4^30 at K = 4 and K = 1..1024 at T = 2^64)")
 
 
 def judge_thm1(predicted, m: Measurement) -> CheckResult:
@@ -959,7 +960,10 @@ CLAIMS = [
                   "this problem (the detail gives the factors, computed with "
                   "fedcomp.theory.schedules.prescribe), so a verdict here judges Remark 1's "
                   "orders outside Theorem 1's conditions, on an AUC instance whose root of the "
-                  "client-product direction is stationary; rounds: the exact order of T // p "
+                  "client-product direction is stationary; the AUC problem meets Assumption "
+                  "2 only on bounded sets (zhang.assump.auc-fit fails on R^d; "
+                  "zhang.assump.auc-fit.bounded): judged on the bounded region a finite run "
+                  "visits, as every paper's own instance is; rounds: the exact order of T // p "
                   "under the schedule fedcomp.theory.schedules prescribes (c_I = 1)",
           check=Check(measure_thm1, judge_thm1,
                       combine_wrong(steeper(("rate", "T"), ("rate", "K")),
@@ -1018,6 +1022,9 @@ CLAIMS = [
           # derived from (16) for every problem meeting Assumptions 1-4, which the
           # counterexample refutes
           depends_on=("zhang.thm1", "zhang.thm1.heterogeneous"),
+          # stated for every problem meeting Assumptions 1-4: refuted where Remark 1's own eta
+          # and p do not reach the accuracy on one of them
+          entails=("zhang.thm1.heterogeneous",),
           check=Check(measure_complexity, judge_rem1, shifted(*_complexity_paths)),
           notes="p >= 1 needs K <= 1/eps' (= eps^-1/2), not stated"),
     Claim(id="zhang.sec1", paper="zhang", location="Section 1 (introduction)",

@@ -74,7 +74,7 @@ from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
-               "depends_on", "premise", "entails", "rests_on_failed", "predicted", "predicted_by",
+               "depends_on", "premise", "entails", "entails_parts", "rests_on_failed", "predicted", "predicted_by",
                "measured", "detail", "interval", "figures", "seconds")
 
 
@@ -280,25 +280,60 @@ def _unconfirmed(claim, rows_by_id, through) -> list:
             and rows_by_id[d]["verdict"] == "inconclusive"]
 
 
+def _entailed_failures(claim, rows_by_id) -> tuple[list, list]:
+    """The claims `claim` entails (``Claim.entails``) that fail, each with the parts it fails
+    on where only those parts are contained (``entails_parts``) and the claim it itself fails
+    through, if any; and notes on those that fail on parts this statement does not contain or
+    whose prediction the user replaced (then the entailment says nothing of the printed
+    statement and is not applied)."""
+    parts_of = dict(claim.entails_parts)
+    refuted, notes = [], []
+    for d in claim.entails:
+        row = rows_by_id.get(d)
+        if row is None or row["verdict"] != "fail":
+            continue
+        if row.get("predicted_by", "paper") != "paper":
+            notes.append(f"{d} fails on a prediction that is not the paper's: its entailment "
+                         f"is not applied")
+            continue
+        text = d
+        if d in parts_of:
+            m = row.get("measured")
+            failing = [p.get("part", "") for p in (m.get("parts", []) if isinstance(m, dict)
+                                                   else []) if p.get("verdict") == "fail"]
+            hit = [p for p in failing if any(f in p for f in parts_of[d])]
+            if not hit:
+                notes.append(f"{d} fails, but not on the parts this statement contains "
+                             f"({', '.join(parts_of[d])})")
+                continue
+            text += f" (its parts {'; '.join(hit)})"
+        head = str(row.get("detail", ""))
+        if head.startswith("fails through "):
+            text += f", itself failing through {head[len('fails through '):].split(':')[0]}"
+        refuted.append(text)
+    return refuted, notes
+
+
 def _dependency_rule(claim, res, rows_by_id) -> list:
     """A claim derived from a refuted one cannot pass on it: a pass becomes inconclusive when a
     claim it depends on fails or rests on a failing claim (:func:`_rests_on_failed`), naming them;
     and a claim derived from one that is not confirmed is not confirmed either: a pass becomes
     inconclusive when a checked claim it depends on is inconclusive (:func:`_unconfirmed`).
-    Returns the failing claims it rests on, which its row records for the claims that depend on
-    it."""
+    A claim whose statement contains a failing one (``Claim.entails``,
+    :func:`_entailed_failures`) fails through it, whatever its own check found. Returns the
+    failing claims it rests on, which its row records for the claims that depend on it."""
     failing, through, rests = _rests_on_failed(claim, rows_by_id)
     unconfirmed = _unconfirmed(claim, rows_by_id, through)
-    refuted = [d for d in claim.entails
-               if d in rows_by_id and rows_by_id[d]["verdict"] == "fail"]
+    refuted, notes = _entailed_failures(claim, rows_by_id)
+    if refuted and res.verdict == "fail":
+        notes.insert(0, f"it also fails through {'; '.join(refuted)}: its statement contains "
+                        f"the statement that fails there")
     if refuted and res.verdict != "fail":
         # its statement contains a refuted one: refuted too, whatever its own check found
         own = res.verdict
         res.verdict = "fail"
-        which = ("that claim, which fails" if len(refuted) == 1 else
-                 "those claims, which fail")
-        res.detail = (f"fails through {', '.join(refuted)}: its statement contains the "
-                      f"statement of {which}; own check ({own}): {res.detail}")
+        res.detail = (f"fails through {'; '.join(refuted)}: its statement contains the "
+                      f"statement that fails there; own check ({own}): {res.detail}")
     elif res.verdict == "pass" and (rests or unconfirmed):
         why = [f"it depends on {', '.join(failing)}, which fail(s)"] if failing else []
         why += [f"it depends on {d} ({rows_by_id[d]['verdict']}), which rests on {', '.join(r)}, "
@@ -324,6 +359,8 @@ def _dependency_rule(claim, res, rows_by_id) -> list:
             res.detail += (f"; it reads claims that are not confirmed: {', '.join(weak)} (where "
                            f"the fail comes from them, it shows that the statements disagree, "
                            f"not which one is wrong)")
+    if notes:
+        res.detail += "; " + "; ".join(notes)
     return rests
 
 
@@ -502,6 +539,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
                    "reading": c.reading,
                    "depends_on": list(c.depends_on), "premise": list(c.premise),
                    "entails": list(c.entails),
+                   "entails_parts": {d: list(f) for d, f in c.entails_parts},
                    "predicted": c.predicted,
                    "predicted_by": c.predicted_by, "statement": c.statement,
                    "location": c.location, "paper": c.to_dict()["paper"],
@@ -714,7 +752,8 @@ def markdown(report: dict) -> str:
                 out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
             rest = {k: v for k, v in m.items() if k != "parts"}
             if rest:
-                out += ["", "Also measured (not judged): `" + json.dumps(_rounded(rest)) + "`"]
+                out += ["", "Also measured (the judged parts' numbers among them): `"
+                        + json.dumps(_rounded(rest)) + "`"]
         elif m is not None:
             out += ["**Measured.**", "", "```json", json.dumps(m, indent=1)[:4000], "```"]
         out += ["", "**Detail.** " + str(r["detail"]).replace("\n", "  \n"), ""]

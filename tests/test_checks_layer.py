@@ -203,6 +203,88 @@ def test_a_claim_containing_a_refuted_one_fails_through_it(extra_claims, tmp_pat
         with_entails("fedcomp.test-bad", (), ("fedcomp.test-theorem",))
 
 
+def _judge_parts(predicted, m):
+    # two parts: "eps vs T" fails when T is predicted steeper than -1, "speed-up in K" when K is
+    parts = [{"part": "eps vs T", "verdict": "fail" if predicted["T"] < -1 else "pass"},
+             {"part": "speed-up in K", "verdict": "fail" if predicted["K"] < -1 else "pass"}]
+    verdict = "fail" if any(p["verdict"] == "fail" for p in parts) else "pass"
+    return CheckResult(verdict, predicted, {"parts": parts}, "parts judged")
+
+
+def test_a_partial_statement_fails_only_through_the_parts_it_contains(extra_claims, tmp_path,
+                                                                      capsys):
+    """entails_parts: a sentence containing only part of another claim's statement (the
+    abstract's eps orders, not the corollary's K^-1) fails through it only when one of those
+    parts fails; the other failure is named, not applied (the dependency rule still demotes a
+    pass resting on a failing claim)."""
+    def corollary(cid, pred):
+        return Claim(id=cid, paper="fedcomp", location="test", statement="corollary",
+                     kind="rate", predicted=pred,
+                     check=Check(_measure_const, _judge_parts, steeper(("T",), ("K",))))
+
+    def abstract(cid, dep):
+        return Claim(id=cid, paper="fedcomp", location="test", statement="abstract",
+                     kind="rate", predicted={"T": -0.5}, depends_on=(dep,), entails=(dep,),
+                     entails_parts=((dep, ("eps vs T",)),),
+                     check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    extra_claims(corollary("fedcomp.test-cor-k", {"T": -0.5, "K": -2.0}),
+                 corollary("fedcomp.test-cor-t", {"T": -2.0, "K": -0.5}),
+                 abstract("fedcomp.test-abs-k", "fedcomp.test-cor-k"),
+                 abstract("fedcomp.test-abs-t", "fedcomp.test-cor-t"))
+    assert main(["verify", "--claim", "fedcomp.test-abs-k", "--claim", "fedcomp.test-abs-t",
+                 "--json", "--out", str(tmp_path)]) == 0
+    out = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}
+    assert out["fedcomp.test-cor-k"]["verdict"] == "fail"
+    k = out["fedcomp.test-abs-k"]
+    # not refuted; still a dependency that fails, so its pass is demoted, not kept
+    assert k["verdict"] == "inconclusive"
+    assert "not on the parts this statement contains" in k["detail"]
+    t = out["fedcomp.test-abs-t"]
+    assert t["verdict"] == "fail" and "its parts eps vs T" in t["detail"]
+    assert t["entails_parts"] == {"fedcomp.test-cor-t": ["eps vs T"]}
+    with pytest.raises(ValueError, match="entails_parts names claims it does not entail"):
+        Claim(id="fedcomp.test-bad", paper="fedcomp", location="test", statement="x",
+              kind="rate", predicted={"T": -0.5}, entails_parts=(("fedcomp.test-cor-t", ("x",)),),
+              check=Check(_measure_const, _judge_slope, steeper(("T",))))
+
+
+def test_a_replaced_prediction_is_not_entailed():
+    from fedcomp.report import _entailed_failures
+    c = Claim(id="fedcomp.test-row", paper="fedcomp", location="test", statement="x",
+              kind="rate", predicted={"T": -0.5}, depends_on=("fedcomp.test-cor",),
+              entails=("fedcomp.test-cor",),
+              check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    rows = {"fedcomp.test-cor": {"verdict": "fail", "predicted_by": "user", "detail": "x"}}
+    refuted, notes = _entailed_failures(c, rows)
+    assert refuted == [] and "not the paper's" in notes[0]
+    rows["fedcomp.test-cor"]["predicted_by"] = "paper"
+    assert _entailed_failures(c, rows)[0] == ["fedcomp.test-cor"]
+
+
+def test_the_registered_entailments():
+    """The statements that restate or contain a checked claim's declare it (README, 'Verdict
+    rules'): Table 1's derivable rows their papers' corollaries or remarks, the abstract's
+    DS-FedDRO sentences Corollary 5.3's eps parts, the AUC paper's theorem-level statements the
+    counterexample."""
+    from fedcomp import checks
+    want = {"khanduri.table1.ds-feddro": {"khanduri.cor5.3"},
+            "khanduri.table1.feddro": {"khanduri.cor4.4.model-rounds"},
+            "khanduri.table1.feddro.definition-3.7": {"khanduri.cor4.4"},
+            "khanduri.table1.fcsg": {"wu.rem4.3"},
+            "khanduri.table1.acc-fcsg-m": {"wu.rem4.9"},
+            "zhang.thm1": {"zhang.thm1.heterogeneous"},
+            "zhang.rem1": {"zhang.thm1.heterogeneous"},
+            "zhang.sec1": {"zhang.thm1.heterogeneous"}}
+    for cid, ids in want.items():
+        assert set(checks.get(cid).entails) == ids, cid
+    for cid in ("khanduri.abstract.optimal", "khanduri.abstract.optimal.sgd-type",
+                "khanduri.abstract.ds-dim-free"):
+        c = checks.get(cid)
+        assert c.entails == ("khanduri.cor5.3",) and dict(c.entails_parts)["khanduri.cor5.3"]
+    table = checks.get("khanduri.table1")
+    assert "khanduri.table1.feddro.definition-3.7" in table.entails
+
+
 def _judge_undecided(predicted, m):
     v = m.values
     verdict = "fail" if v["low"] > predicted["T"] else (

@@ -246,6 +246,8 @@ def test_local_steps_rounds_reading_reads_each_arm_at_the_same_round(monkeypatch
     assert "I=1: 0.8" in r.detail and "I=16: 0.8" in r.detail
     r = _ls(monkeypatch, tmp_path / "b", by_rounds, "iterations")
     assert r.verdict == "fail" and "the reverse ordering holds" in r.detail
+    # the claim's family: two comparisons for each of its two methods
+    assert "at 1 - 0.05/4 over the claim's 4 comparisons" in r.detail
     assert r.measured["rises then saturates"] is False
     # the opposite prediction passes on the same runs
     assert _ls(monkeypatch, tmp_path / "c", by_rounds, "iterations", pred=False).verdict \

@@ -534,10 +534,12 @@ def test_theorem_4_3_judges_its_kl_dro_fit_on_the_bounded_region():
     good, flat = fit(-0.5), fit(0.0)
     settled = {"settled": True, "text": "settled (synthetic)", "local_slopes": [-0.5] * 4}
 
-    def judged(kl):
+    steady = {1024: 0.80, 4096: 0.85, 16384: 0.86}
+
+    def judged(kl, norms=steady):
         values = {"rates": {"LQ": {"T": good, "K": good, "regime": settled},
                             "LQ-residual": {"T": good, "regime": settled},
-                            "KL-DRO": {"T": kl, "regime": settled}},
+                            "KL-DRO": {"T": kl, "regime": settled, "final_norms": norms}},
                   "K0": 8, "Tmax": 16384, "max_width": 0.25, "bias_probe": {}}
         return judge_thm43({"T": -0.5, "K": -0.5}, Measurement(values=values))
     r = judged(good)
@@ -545,8 +547,15 @@ def test_theorem_4_3_judges_its_kl_dro_fit_on_the_bounded_region():
     assert [p["part"].split()[0] for p in r.measured["parts"]] == \
         ["LQ", "LQ", "LQ-residual", "KL-DRO"]
     assert "not on R^d (khanduri.assump3.2.dro)" in r.detail
+    assert "0.86 (T=16384)" in r.detail
     r = judged(flat)
     assert r.verdict == "fail" and r.interval == (flat.low, flat.high)
+    # a region that grows with T (or is not recorded) covers no one set of constants: the
+    # KL-DRO part decides nothing, whatever its fit
+    for norms in ({1024: 0.8, 16384: 1.3}, {}):
+        r = judged(flat, norms)
+        assert r.verdict == "inconclusive", r.detail
+        assert r.measured["parts"][-1]["verdict"] == "inconclusive"
 
 
 def test_one_reversed_pair_among_many_refutes_only_at_the_familys_level():
@@ -584,3 +593,31 @@ def test_a_whole_grid_pass_does_not_stand_on_an_end_beyond_the_floor():
     assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=wide).verdict == "pass"
     across = fit(-0.56, -0.64, -0.48, 4)
     assert upper_bound_verdict(whole, -0.5, floor=-0.5, tail=across).verdict == "pass"
+
+
+def test_remark_4_5_floats_read_their_sweeps_regime(monkeypatch):
+    """khanduri.rem4.5's costs are read off a T sweep like Corollary 4.4's: each sweep's regime
+    reaches the cost part, so a pass on a run drifting at the end of its grid is not kept."""
+    import fedcomp.checks.khanduri as KH
+    from fedcomp.checks.core import Measurement
+    x = np.array([1e3, 2e3, 4e3, 8e3, 16e3])
+    fit = fit_exponent(x, np.tile(x ** -0.6, (4, 1)) * (1 + 0.01 * np.arange(4))[:, None])
+    drifting = {"settled": False, "text": "drifting (synthetic)", "local_slopes": [-0.6] * 4}
+    settled = {"settled": True, "text": "settled (synthetic)", "local_slopes": [-0.6] * 4}
+    entry = {"eps_vs_floats": fit, "eps_vs_floats_upper_half": None, "t_per_cost": 1.0,
+             "first_term_dominates": True, "share_y": [0.1, 0.2]}
+    values = {"floats": {"d=40, d_g=1": {**entry, "regime": drifting},
+                         "d=2, d_g=16": {**entry, "regime": settled}},
+              "ledger_mismatches": [], "max_width": 0.4, "K0": 8}
+    seen = []
+    real = KH._cost_part
+
+    def spy(*a, **kw):
+        seen.append(kw.get("regime"))
+        return real(*a, **kw)
+    monkeypatch.setattr(KH, "_cost_part", spy)
+    from fedcomp import checks
+    r = KH.judge_rem45(checks.get("khanduri.rem4.5").predicted, Measurement(values=values))
+    assert seen == [drifting, settled]
+    first = r.measured["parts"][0]
+    assert first["verdict"] != "pass" and "drifting (synthetic)" in first["reason"]

@@ -179,6 +179,10 @@ class Claim:
     #: abstract's sentence stronger than it): when one of them fails, this claim fails too,
     #: whatever its own check says (fedcomp.report); each must also be a dependency
     entails: tuple = ()
+    #: for an entailed claim whose statement this one contains only in part: (id, (label
+    #: fragments, ...)) pairs; it fails through that claim only when a failing part of it (its
+    #: measured "parts") has one of these fragments in its label
+    entails_parts: tuple = ()
     #: what the verdict is evidence about: a key of SUBJECTS (module docstring)
     subject: str = "paper"
 
@@ -212,6 +216,10 @@ class Claim:
         if not set(self.entails) <= set(self.depends_on):
             raise ValueError(f"claim {self.id}: a claim it entails must be a dependency too: "
                              f"{sorted(set(self.entails) - set(self.depends_on))}")
+        object.__setattr__(self, "entails_parts",
+                           tuple((d, tuple(frags)) for d, frags in self.entails_parts))
+        if not {d for d, _ in self.entails_parts} <= set(self.entails):
+            raise ValueError(f"claim {self.id}: entails_parts names claims it does not entail")
 
     @property
     def status(self) -> str:
@@ -268,6 +276,7 @@ class Claim:
                 "predicted": self.predicted, "predicted_by": self.predicted_by,
                 "reading": self.reading, "depends_on": list(self.depends_on),
                 "premise": list(self.premise), "entails": list(self.entails),
+                "entails_parts": {d: list(f) for d, f in self.entails_parts},
                 "status": self.status, "command": self.command,
                 "check": self.check.name if self.check else None,
                 "not_checked": self.not_checked, "notes": self.notes}

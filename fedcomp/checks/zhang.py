@@ -964,7 +964,12 @@ CLAIMS = [
                   "2 only on bounded sets (zhang.assump.auc-fit fails on R^d; "
                   "zhang.assump.auc-fit.bounded): judged on the bounded region a finite run "
                   "visits, as every paper's own instance is; rounds: the exact order of T // p "
-                  "under the schedule fedcomp.theory.schedules prescribes (c_I = 1)",
+                  "under the schedule fedcomp.theory.schedules prescribes (c_I = 1); the "
+                  "theorem is stated for every problem meeting Assumptions 1-4, so it fails "
+                  "through zhang.thm1.heterogeneous, a problem meeting them globally where its "
+                  "rate does not hold (this claim's own check, the AUC instance, is in the "
+                  "detail)",
+          depends_on=("zhang.thm1.heterogeneous",), entails=("zhang.thm1.heterogeneous",),
           check=Check(measure_thm1, judge_thm1,
                       combine_wrong(steeper(("rate", "T"), ("rate", "K")),
                                     shifted(("rounds", "T"), ("rounds", "K")))),
@@ -1033,6 +1038,8 @@ CLAIMS = [
                     "complexity.",
           kind="complexity", predicted={"rounds": {"T": 0.75, "K": -0.75}},
           depends_on=("zhang.thm1", "zhang.thm1.heterogeneous"),
+          # 'the algorithm achieves O(1/sqrt(KT))': the rate the counterexample refutes
+          entails=("zhang.thm1.heterogeneous",),
           reading="as printed in the introduction (T^(3/4)/K^(3/4)); the abstract states no "
                   "orders",
           check=Check(measure_complexity, judge_sec1,

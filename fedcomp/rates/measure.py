@@ -122,6 +122,23 @@ class Sweep:
                           **opts)
         return summarize(table)
 
+    def final_model_norms(self, store_dir: Path | str, **executor) -> dict:
+        """{T: the largest Euclidean norm of a run's final average model at T} over the sweep's
+        runs (read from `store_dir`, running any run not stored yet); runs whose final model is
+        not finite (diverged) are left out. The runs record their final average model only, not
+        their paths."""
+        import json
+        opts = {**DEFAULT_EXECUTOR, **executor, "progress": False}
+        table = run_specs(self.specs(), store=store_dir, desc=self.name,
+                          columns=("iterations", "result"), **opts)
+        out: dict = {}
+        for T, res in table.drop_duplicates("run_id")[["iterations", "result"]].itertuples(
+                index=False):
+            x = np.asarray(json.loads(res)["x_bar"], dtype=float)
+            if np.all(np.isfinite(x)):
+                out[int(T)] = max(out.get(int(T), 0.0), float(np.linalg.norm(x)))
+        return dict(sorted(out.items()))
+
 
 # the columns of a run table that summarize reads
 SUMMARY_INPUTS = ("run_id", "config_hash", "algorithm", "t", "iterations", "K", "d", "d_g", "seed",

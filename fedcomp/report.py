@@ -74,7 +74,8 @@ from fedcomp.rates.verdict import RATE_MARGIN
 
 PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
-               "depends_on", "premise", "entails", "entails_parts", "rests_on_failed", "predicted", "predicted_by",
+               "depends_on", "premise", "entails", "entails_parts", "fails_through",
+               "rests_on_failed", "predicted", "predicted_by",
                "measured", "detail", "interval", "figures", "seconds")
 
 
@@ -281,11 +282,16 @@ def _unconfirmed(claim, rows_by_id, through) -> list:
 
 
 def _entailed_failures(claim, rows_by_id) -> tuple[list, list]:
-    """The claims `claim` entails (``Claim.entails``) that fail, each with the parts it fails
-    on where only those parts are contained (``entails_parts``) and the claim it itself fails
-    through, if any; and notes on those that fail on parts this statement does not contain or
-    whose prediction the user replaced (then the entailment says nothing of the printed
-    statement and is not applied)."""
+    """The claims `claim` entails (``Claim.entails``) that fail, as (id, text) pairs: the text
+    names the parts it fails on where `claim` contains only those (``entails_parts``: a claim
+    failing only through its own entailments fails on all its parts) and the chain it fails
+    through (the row's ``fails_through``); and notes on those not applied: failing on parts
+    `claim` does not contain, or judged on a user's prediction, or `claim` itself judged on
+    one (an entailment holds between the statements as printed)."""
+    if claim.predicted_by != "paper":
+        bad = [d for d in claim.entails if rows_by_id.get(d, {}).get("verdict") == "fail"]
+        return [], ([f"its prediction is the user's, so the paper's statements it would "
+                     f"contain ({', '.join(bad)}, failing) are not applied"] if bad else [])
     parts_of = dict(claim.entails_parts)
     refuted, notes = [], []
     for d in claim.entails:
@@ -297,7 +303,8 @@ def _entailed_failures(claim, rows_by_id) -> tuple[list, list]:
                          f"is not applied")
             continue
         text = d
-        if d in parts_of:
+        chain = row.get("fails_through") or []
+        if d in parts_of and not chain:
             m = row.get("measured")
             failing = [p.get("part", "") for p in (m.get("parts", []) if isinstance(m, dict)
                                                    else []) if p.get("verdict") == "fail"]
@@ -306,11 +313,10 @@ def _entailed_failures(claim, rows_by_id) -> tuple[list, list]:
                 notes.append(f"{d} fails, but not on the parts this statement contains "
                              f"({', '.join(parts_of[d])})")
                 continue
-            text += f" (its parts {'; '.join(hit)})"
-        head = str(row.get("detail", ""))
-        if head.startswith("fails through "):
-            text += f", itself failing through {head[len('fails through '):].split(':')[0]}"
-        refuted.append(text)
+            text += f" (its parts {' | '.join(hit)})"
+        if chain:
+            text += f", itself failing through {', '.join(chain)}"
+        refuted.append((d, text))
     return refuted, notes
 
 
@@ -325,15 +331,16 @@ def _dependency_rule(claim, res, rows_by_id) -> list:
     failing, through, rests = _rests_on_failed(claim, rows_by_id)
     unconfirmed = _unconfirmed(claim, rows_by_id, through)
     refuted, notes = _entailed_failures(claim, rows_by_id)
+    through_text = " and ".join(t for _, t in refuted)
     if refuted and res.verdict == "fail":
-        notes.insert(0, f"it also fails through {'; '.join(refuted)}: its statement contains "
-                        f"the statement that fails there")
+        notes.insert(0, f"it also fails through {through_text}: its statement contains the "
+                        f"statement that fails there")
     if refuted and res.verdict != "fail":
         # its statement contains a refuted one: refuted too, whatever its own check found
         own = res.verdict
         res.verdict = "fail"
-        res.detail = (f"fails through {'; '.join(refuted)}: its statement contains the "
-                      f"statement that fails there; own check ({own}): {res.detail}")
+        res.detail = (f"fails through {through_text}: its statement contains the statement "
+                      f"that fails there; own check ({own}): {res.detail}")
     elif res.verdict == "pass" and (rests or unconfirmed):
         why = [f"it depends on {', '.join(failing)}, which fail(s)"] if failing else []
         why += [f"it depends on {d} ({rows_by_id[d]['verdict']}), which rests on {', '.join(r)}, "
@@ -353,14 +360,17 @@ def _dependency_rule(claim, res, rows_by_id) -> list:
     elif res.verdict == "fail":
         # the rule cannot demote a fail, but a fail read off claims that are not confirmed
         # (a table row, another theorem) shows that statements disagree, not which one is wrong
+        contained = {d for d, _ in refuted}     # named as refuting it, not as unconfirmed
         weak = [f"{d} ({shown_verdict(rows_by_id[d])})" for d in claim.depends_on
-                if d in rows_by_id and shown_verdict(rows_by_id[d]) != "pass"]
+                if d in rows_by_id and d not in contained
+                and shown_verdict(rows_by_id[d]) != "pass"]
         if weak:
             res.detail += (f"; it reads claims that are not confirmed: {', '.join(weak)} (where "
                            f"the fail comes from them, it shows that the statements disagree, "
                            f"not which one is wrong)")
     if notes:
         res.detail += "; " + "; ".join(notes)
+    res.fails_through = [d for d, _ in refuted]
     return rests
 
 
@@ -549,6 +559,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
             if c.check is None:
                 row.update(verdict="inconclusive", measured=None, interval=None, figures=[],
                            detail=f"not checked: {c.not_checked}", seconds=0.0,
+                           fails_through=[],
                            cpu_seconds=0.0, rests_on_failed=_rests_on_failed(c, by_id)[2])
             else:
                 print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
@@ -557,6 +568,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
                 print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
                       file=log, flush=True)
                 row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,
+                           fails_through=list(res.fails_through),
                            interval=list(res.interval) if res.interval is not None else None,
                            figures=figures.names(c, res.figures), seconds=round(secs, 2),
                            cpu_seconds=round(cpu, 2), rests_on_failed=rests)

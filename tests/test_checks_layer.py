@@ -258,7 +258,27 @@ def test_a_replaced_prediction_is_not_entailed():
     refuted, notes = _entailed_failures(c, rows)
     assert refuted == [] and "not the paper's" in notes[0]
     rows["fedcomp.test-cor"]["predicted_by"] = "paper"
-    assert _entailed_failures(c, rows)[0] == ["fedcomp.test-cor"]
+    assert _entailed_failures(c, rows)[0] == [("fedcomp.test-cor", "fedcomp.test-cor")]
+    # the containing claim judged on the user's prediction: no statement of the paper's is
+    # contained in it
+    refuted, notes = _entailed_failures(c.with_prediction({"T": -0.25}), rows)
+    assert refuted == [] and "prediction is the user's" in notes[0]
+    # a chain is read from the row's record, not from its text; a claim failing only through
+    # its own entailment fails on every part a partial container names
+    rows["fedcomp.test-cor"].update(fails_through=["fedcomp.test-root"], measured={"parts": []})
+    part = Claim(id="fedcomp.test-abs", paper="fedcomp", location="test", statement="x",
+                 kind="rate", predicted={"T": -0.5}, depends_on=("fedcomp.test-cor",),
+                 entails=("fedcomp.test-cor",),
+                 entails_parts=(("fedcomp.test-cor", ("eps vs T",)),),
+                 check=Check(_measure_const, _judge_slope, steeper(("T",))))
+    (d, text), = _entailed_failures(part, rows)[0]
+    assert d == "fedcomp.test-cor" and text.endswith("itself failing through fedcomp.test-root")
+    for bad in ("eps vs T", (), ("",)):
+        with pytest.raises(ValueError, match="non-empty label fragments"):
+            Claim(id="fedcomp.test-bad", paper="fedcomp", location="test", statement="x",
+                  kind="rate", predicted={"T": -0.5}, depends_on=("fedcomp.test-cor",),
+                  entails=("fedcomp.test-cor",), entails_parts=(("fedcomp.test-cor", bad),),
+                  check=Check(_measure_const, _judge_slope, steeper(("T",))))
 
 
 def test_the_registered_entailments():

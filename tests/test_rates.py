@@ -536,10 +536,11 @@ def test_theorem_4_3_judges_its_kl_dro_fit_on_the_bounded_region():
 
     steady = {1024: 0.80, 4096: 0.85, 16384: 0.86}
 
-    def judged(kl, norms=steady):
+    def judged(kl, norms=steady, diverged=0):
         values = {"rates": {"LQ": {"T": good, "K": good, "regime": settled},
                             "LQ-residual": {"T": good, "regime": settled},
-                            "KL-DRO": {"T": kl, "regime": settled, "final_norms": norms}},
+                            "KL-DRO": {"T": kl, "regime": settled, "final_norms": norms,
+                                       "diverged_runs": diverged}},
                   "K0": 8, "Tmax": 16384, "max_width": 0.25, "bias_probe": {}}
         return judge_thm43({"T": -0.5, "K": -0.5}, Measurement(values=values))
     r = judged(good)
@@ -550,12 +551,15 @@ def test_theorem_4_3_judges_its_kl_dro_fit_on_the_bounded_region():
     assert "0.86 (T=16384)" in r.detail
     r = judged(flat)
     assert r.verdict == "fail" and r.interval == (flat.low, flat.high)
-    # a region that grows with T (or is not recorded) covers no one set of constants: the
-    # KL-DRO part decides nothing, whatever its fit
-    for norms in ({1024: 0.8, 16384: 1.3}, {}):
-        r = judged(flat, norms)
-        assert r.verdict == "inconclusive", r.detail
+    # runs that end further out as T grows (anywhere on the grid), a diverged run, a single T or
+    # nothing recorded: no bounded region is shown, and the KL-DRO part decides nothing
+    for norms, div in (({1024: 0.8, 16384: 1.3}, 0), ({1024: 0.8, 4096: 5.0, 16384: 0.85}, 0),
+                       (steady, 2), ({1024: 0.8}, 0), ({}, 0), (steady, None)):
+        r = judged(flat, norms, div)
+        assert r.verdict == "inconclusive", (norms, div, r.detail)
         assert r.measured["parts"][-1]["verdict"] == "inconclusive"
+    # runs that never leave x0 = 0 are bounded (no division by zero)
+    assert judged(flat, {1024: 0.0, 16384: 0.0}).verdict == "fail"
 
 
 def test_one_reversed_pair_among_many_refutes_only_at_the_familys_level():

@@ -77,6 +77,8 @@ class CheckResult:
     interval: tuple | None = None
     figures: list = field(default_factory=list)
     bounds: list = field(default_factory=list)
+    #: the claims it fails through (set by verify's dependency rule: Claim.entails)
+    fails_through: list = field(default_factory=list)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
@@ -216,9 +218,18 @@ class Claim:
         if not set(self.entails) <= set(self.depends_on):
             raise ValueError(f"claim {self.id}: a claim it entails must be a dependency too: "
                              f"{sorted(set(self.entails) - set(self.depends_on))}")
-        object.__setattr__(self, "entails_parts",
-                           tuple((d, tuple(frags)) for d, frags in self.entails_parts))
-        if not {d for d, _ in self.entails_parts} <= set(self.entails):
+        parts = []
+        for d, frags in self.entails_parts:
+            if isinstance(frags, str) or not frags or not all(
+                    isinstance(f, str) and f.strip() for f in frags):
+                raise ValueError(f"claim {self.id}: entails_parts[{d!r}] must be a tuple of "
+                                 f"non-empty label fragments, got {frags!r}")
+            parts.append((d, tuple(frags)))
+        ids = [d for d, _ in parts]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"claim {self.id}: entails_parts names a claim twice: {ids}")
+        object.__setattr__(self, "entails_parts", tuple(parts))
+        if not set(ids) <= set(self.entails):
             raise ValueError(f"claim {self.id}: entails_parts names claims it does not entail")
 
     @property

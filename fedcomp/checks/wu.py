@@ -990,6 +990,10 @@ CLAIMS = [
                   "N cancels (the Remarks' per-client counts carry N^-1); communication = "
                   "rounds T/q; as printed, no N (exponent 0). The Lower Bound row is wu.lowerbound",
           depends_on=("wu.rem4.3", "wu.rem4.6", "wu.rem4.9"),
+          notes="no entails: the table restates only the remarks' N-free orders (all clients' "
+                "samples and the rounds), not their linear speed-up, and the remarks' verdicts "
+                "are not split into parts a partial entailment could name; a remark's fail "
+                "therefore demotes this claim (a dependency), it does not refute it",
           check=Check(measure_complexities, judge_table1,
                       shifted(*[(a, c, v) for a in ("FCSG", "FCSG-M", "Acc-FCSG-M")
                                 for c in ("samples", "communication") for v in ("eps'", "N")]))),

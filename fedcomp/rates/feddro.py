@@ -231,9 +231,11 @@ def measure_feddro(profile: str, out_dir: Path) -> dict:
     rates = {"LQ": {}, "LQ-residual": {}, "KL-DRO": {}}
     for summary, label in ((lq, "LQ"), (res, "LQ-residual"), (kl, "KL-DRO")):
         _t_fit(summary, P, label, rates)
-    # KL-DRO meets Assumption 3.2 only on bounded sets: how far the runs' final models go, by T
+    # KL-DRO meets Assumption 3.2 only on bounded sets: how far the runs' final models go, by T,
+    # and whether any run diverged (its final model is then its last finite one)
     rates["KL-DRO"]["final_norms"] = sweep("feddro-kl", profile).final_model_norms(
         Path(out_dir) / "data" / f"{profile}-feddro-kl")
+    rates["KL-DRO"]["diverged_runs"] = int(kl["diverged"].sum())
     rates["LQ"]["K"] = exponent(lq, "K", T=max(P["Ts"]))
     costs: dict = {}
     _costs(lq, P, "LQ", costs, with_speedup=True)

@@ -124,9 +124,10 @@ class Sweep:
 
     def final_model_norms(self, store_dir: Path | str, **executor) -> dict:
         """{T: the largest Euclidean norm of a run's final average model at T} over the sweep's
-        runs (read from `store_dir`, running any run not stored yet); runs whose final model is
-        not finite (diverged) are left out. The runs record their final average model only, not
-        their paths."""
+        runs (read from `store_dir`, running any run not stored yet). The runs record their
+        final average model only, not their paths; a diverged run's is its last finite average
+        (fedcomp.engine), so divergence must be read from the summary (``diverged``), not from
+        these norms."""
         import json
         opts = {**DEFAULT_EXECUTOR, **executor, "progress": False}
         table = run_specs(self.specs(), store=store_dir, desc=self.name,

@@ -735,7 +735,8 @@ def markdown(report: dict) -> str:
            "**pass** = the measurement supports the claim (for an O(.) bound: the measured "
            f"exponent's 95 % interval reaches at most {_margin()}, the margin fixed in advance, "
            "above the prediction and beyond the fastest exponent the class can reach; the detail "
-           "says whether the bound is tight); **fail** = the measurement excludes it; "
+           "says whether the bound is tight); **fail** = the measurement excludes it, or its "
+           "statement contains one that fails (\"fails through\"); "
            "**inconclusive** = the interval is too wide or reaches past that margin, the run is "
            "outside the bound's regime, a checked claim it depends on fails, rests on a failing "
            "one or is inconclusive, or the check raised.", "",
@@ -865,7 +866,7 @@ Each claim of the five papers is declared with its check in `fedcomp/checks/<pap
 the measured exponent's 95 % interval reaches at most {margin}, the margin fixed in advance
 (`fedcomp.rates.verdict.RATE_MARGIN`), above the prediction and beyond the fastest exponent the
 method class can reach; the detail says whether the bound is tight); **fail**: the measurement
-excludes it; **inconclusive**: the interval is too wide or reaches past that margin, the run is
+excludes it, or its statement contains one that fails ("fails through"); **inconclusive**: the interval is too wide or reaches past that margin, the run is
 outside the bound's regime, a checked claim it depends on fails, rests on a failing one or is
 inconclusive, or the check raised. Claims with two readings of the printed text are registered once per reading, and the
 `reading` column names the one judged.

@@ -43,7 +43,7 @@ def _summary(table):
     return summarize(table)
 
 
-def _wrap(title: str, width: int = 78) -> str:
+def _wrap(title: str, width: int = 68) -> str:
     import textwrap
     return "\n".join(textwrap.wrap(title, width)) if title else title
 

@@ -393,7 +393,7 @@ class _Figures:
 
     def __init__(self, order, known, out: Path, rows_by_id: dict, pool=None):
         self.out, self.rows, self.pool = out, rows_by_id, pool
-        self.drawing: list = []     # (future, Plot, ids, verdicts, key) sent to `pool`
+        self.drawing: list = []     # (future, Plot, ids, verdicts, key, labels) sent to `pool`
         self.position = {cid: i for i, cid in enumerate(order)}
         self.sharing: dict = {}
         for cid in order:
@@ -430,11 +430,12 @@ class _Figures:
         for name, (plot, ids) in list(self.pending.items()):
             del self.pending[name]
             self._draw(plot, [c for c in ids if c in self.rows])
-        for fut, plot, ids, verdicts, key in self.drawing:
+        for fut, plot, ids, verdicts, key, labels in self.drawing:
             try:
                 fut.result()
             except BrokenProcessPool:   # the worker died: draw it here
-                self._guarded(plot, ids, _draw_file, plot, self.out / plot.name, verdicts, key)
+                self._guarded(plot, ids, _draw_file, plot, self.out / plot.name, verdicts, key,
+                              labels)
             except Exception as exc:  # noqa: BLE001
                 self._failed(plot, ids, exc)
         self.drawing = []
@@ -443,15 +444,16 @@ class _Figures:
         from fedcomp.figures import style
         self.drawn.add(plot.name)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
-        key = self._guarded(plot, ids, style.plot_key, plot, verdicts)
+        labels = {c: badge_label(self.rows[c]) for c in ids}
+        key = self._guarded(plot, ids, style.plot_key, plot, labels)
         if key is False:
             return
         path = self.out / plot.name
         if self.pool is not None and _sendable(plot):
-            fut = self.pool.submit(_draw_file, plot, path, verdicts, key)
-            self.drawing.append((fut, plot, ids, verdicts, key))
+            fut = self.pool.submit(_draw_file, plot, path, verdicts, key, labels)
+            self.drawing.append((fut, plot, ids, verdicts, key, labels))
         else:
-            self._guarded(plot, ids, _draw_file, plot, path, verdicts, key)
+            self._guarded(plot, ids, _draw_file, plot, path, verdicts, key, labels)
 
     def _guarded(self, plot, ids, fn, *args):
         """fn(*args) for `plot`; False (and its claims told) if it raised."""
@@ -469,16 +471,17 @@ class _Figures:
                              f"{type(exc).__name__}: {exc}")
 
 
-def _draw_file(plot, path: Path, verdicts: dict, key) -> None:
-    """Draw `plot` with `verdicts` in its corner into `path`, unless the file there was drawn
-    before from the same data, code and verdicts (its recorded plot `key`)."""
+def _draw_file(plot, path: Path, verdicts: dict, key, labels: dict | None = None) -> None:
+    """Draw `plot` with its claims' badges (`labels`, default `verdicts`: :func:`badge_label`)
+    in its corner into `path`, recording `verdicts`, unless the file there was drawn before from
+    the same data, code and badges (its recorded plot `key`)."""
     from fedcomp.figures import style
     if key is not None and path.is_file() and style.saved_key(path) == key:
         return
     with style.at_saved_dpi():
         fig = plot.draw()
-    style.verdict_badge(fig, verdicts if len(verdicts) > 1 else
-                        next(iter(verdicts.values()), None))
+    shown = labels or verdicts
+    style.verdict_badge(fig, shown if len(shown) > 1 else next(iter(shown.values()), None))
     style.save(fig, path, verdicts, key)
 
 
@@ -660,6 +663,16 @@ def _rounded(obj):
 
 def shown_verdict(row) -> str:
     return row["verdict"] if row["status"] == "checked" else "not-checked"
+
+
+def badge_label(row) -> str:
+    """The verdict as a figure's badge shows it: a claim that fails only through a statement it
+    contains (its own check did not fail, ``fails_through``) names that claim, since its own
+    figure may well confirm what it measured."""
+    v = shown_verdict(row)
+    if row.get("fails_through") and str(row.get("detail", "")).startswith("fails through "):
+        v += f" through {', '.join(row['fails_through'])}"
+    return v
 
 
 def shown_label(row) -> str:

@@ -204,7 +204,10 @@ def test_section_4_1_tied_momentum_removes_the_bias(run, measure_quick):
         r = run(cid)
         assert r.verdict == "fail", (cid, r.detail)
         assert "the gap vanishes with eta" in r.detail
-    assert "no run can tell" in get("khanduri.abstract.bias-control").not_checked
+    # the abstract's 'necessarily requires additional communication or structure' fails on the
+    # same arm: the ledgers above show Case II's communication, the instance fails 5.1 on R^d
+    r = run("khanduri.abstract.bias-control")
+    assert r.verdict == "fail" and "measured True, predicted False" in r.detail
 
 
 def test_a_counterexample_that_does_not_work_is_no_pass(run, measure_quick):

@@ -633,3 +633,15 @@ def test_a_pass_on_unchecked_data_names_it_and_premises_are_exported(extra_claim
     assert "reads claims fedcomp does not check: fedcomp.test-row" in row["detail"]
     assert out["fedcomp.test-implication"]["premise"] == ["fedcomp.test-theorem"]
     assert implication.to_dict()["premise"] == ["fedcomp.test-theorem"]
+
+
+def test_a_badge_names_the_claim_a_verdict_fails_through():
+    # a figure of a claim that fails only through a statement it contains may confirm its own
+    # measurement: its badge says where the fail comes from
+    from fedcomp.report import badge_label
+    row = {"verdict": "fail", "status": "checked", "fails_through": ["fedcomp.test-cor"],
+           "detail": "fails through fedcomp.test-cor: ...; own check (pass): ..."}
+    assert badge_label(row) == "fail through fedcomp.test-cor"
+    own = {**row, "detail": "slope ...; it also fails through fedcomp.test-cor: ..."}
+    assert badge_label(own) == "fail"
+    assert badge_label({"verdict": "pass", "status": "checked"}) == "pass"

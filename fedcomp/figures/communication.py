@@ -45,6 +45,9 @@ def reading(label: str, alg: str, fit, predicted: float, judged: bool = False) -
             "eps_low": [float(e) for e in fit.y_low], "eps_high": [float(e) for e in fit.y_high],
             # slope of log cost against log eps: -a, interval [-a_hi, -a_lo]
             "slope": -a, "slope_interval": [-a_hi, -a_lo],
+            # eps's own slope against the cost: an interval reaching 0 gives no cost exponent
+            "eps_slope": [float(fit.slope), float(fit.low), float(fit.high)],
+            "no_exponent": not fit.high < 0,
             "fit_cost": ends, "fit_eps": [float(e) for e in fit.predict(ends)],
             "anchor": [float(fit.predict(middle)), middle]}
 
@@ -72,10 +75,17 @@ def _series(ax, i, r, mark_judged):
                             label=f"{r['label']}{judged}: seed means, 95 % intervals of eps")
     zeros = list(cost[~data])
     lo_s, hi_s = r["slope_interval"]
-    fitted, = ax.plot(r["fit_eps"], r["fit_cost"], ls=_FIT_STYLES[i % len(_FIT_STYLES)],
-                      color=c, lw=1.2, gid=FIT_GID,
-                      label=f"{r['label']}: fitted slope {r['slope']:+.2f} "
-                            f"[{lo_s:+.2f}, {hi_s:+.2f}]")
+    if r.get("no_exponent"):
+        # eps need not fall with the cost: no exponent to draw (the verdict says the same)
+        s_, lo_e, hi_e = r["eps_slope"]
+        fitted, = ax.plot([], [], ls="none", label=f"{r['label']}: no exponent (eps against "
+                                                    f"the cost: slope {s_:+.3f} [{lo_e:+.3f}, "
+                                                    f"{hi_e:+.3f}] reaches 0)")
+    else:
+        fitted, = ax.plot(r["fit_eps"], r["fit_cost"], ls=_FIT_STYLES[i % len(_FIT_STYLES)],
+                          color=c, lw=1.2, gid=FIT_GID,
+                          label=f"{r['label']}: fitted slope {r['slope']:+.2f} "
+                                f"[{lo_s:+.2f}, {hi_s:+.2f}]")
     # the predicted slope through the fit's middle, over the same range of cost: where eps
     # would be at each cost had the cost grown as predicted (never below EXACT_ZERO)
     e0, c0 = r["anchor"]

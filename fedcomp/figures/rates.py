@@ -210,8 +210,11 @@ def cost_plot(tables: dict, cost: str = "rounds", predicted: dict | None = None,
         inv = 1.0 / np.array(fit.y_mean)
         xerr = np.abs(1.0 / np.array([fit.y_high, fit.y_low]) - inv)
         color = f"C{i}"
+        text = (f"{cost} ~ eps^-{a:.2f} [{a_lo:.2f}, {a_hi:.2f}]" if fit.high < 0 else
+                f"no exponent (eps against {cost}: slope {fit.slope:+.3f} [{fit.low:+.3f}, "
+                f"{fit.high:+.3f}] reaches 0)")
         ax.errorbar(inv, fit.x, xerr=xerr, fmt="o", color=color, capsize=3,
-                    label=f"{label}: {cost} ~ eps^-{a:.2f} [{a_lo:.2f}, {a_hi:.2f}]")
+                    label=f"{label}: {text}")
         if predicted and label in predicted:
             im = math.exp(np.log(inv).mean())
             cm = math.exp(np.log(np.array(fit.x)).mean())

@@ -106,7 +106,8 @@ def verdict_badge(fig, verdicts) -> None:
     axes, titles and legends keep their places relative to each other, so a badge never covers
     data). `verdicts`: one verdict, or {claim id: verdict} for a figure that is the evidence of
     several claims: one badge per claim, the id beside it. Each badge is a Text whose text is
-    the verdict (gid :data:`BADGE_GID`, with ":<claim id>" for the per-claim ones)."""
+    the verdict (gid :data:`BADGE_GID`, with ":<claim id>" for the per-claim ones), coloured by
+    its first word ("fail through X" is a fail: fedcomp.report.badge_label)."""
     if not verdicts:
         return
     items = list(verdicts.items()) if isinstance(verdicts, dict) else [(None, verdicts)]
@@ -126,7 +127,8 @@ def verdict_badge(fig, verdicts) -> None:
         badge = fig.text(0.99, y, verdict, ha="right", va="center", fontsize=9,
                          fontweight="bold", color="white",
                          gid=BADGE_GID if claim is None else f"{BADGE_GID}:{claim}",
-                         bbox={"boxstyle": "round", "fc": VERDICT_COLOURS.get(verdict, "#555555"),
+                         bbox={"boxstyle": "round",
+                               "fc": VERDICT_COLOURS.get(str(verdict).split(" ")[0], "#555555"),
                                "ec": "none"})
         if claim is not None:
             left = badge.get_window_extent(renderer).x0 / fig.dpi / w

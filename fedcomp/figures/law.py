@@ -83,8 +83,8 @@ def remedies_figure(data: dict, title: str):
     """The remedies of the FedDRO paper's Section 4.1 against the step size (data:
     :func:`fedcomp.experiments.intermittent.remedies`): each arm's gap ||grad Phi||^2 at its
     limit against eta, log-log (markers and lines: simulated, dash-dotted for the arms whose
-    inner weight is tied to eta, dashed with hollow markers for a second fixed-weight arm of the
-    same algorithm; thin dotted horizontals: the arm's closed-form eta -> 0 limit;
+    inner weight is tied to eta, dashed with hollow (or x) markers for a second fixed-weight arm
+    of the same algorithm; thin dotted horizontals: the arm's closed-form eta -> 0 limit;
     thick dotted: the closed-form gap c^2 ||D||^2 at each eta of a tied arm). A gap that stays
     as eta shrinks is a bias; one that falls with eta is not. Exact zeros (FedDRO) go on the
     marked floor, with their own legend entry."""
@@ -103,8 +103,9 @@ def remedies_figure(data: dict, title: str):
             fixed_seen.add(a["algorithm"])
         (x, y), zeros = S.split_zeros(data["etas"], a["gaps"])
         if x:
-            ax.loglog(x, y, marker=S.marker(a["algorithm"]), ms=5, lw=1.3, color=colour,
-                      linestyle="-." if tied else "--" if again else "-",
+            # a second fixed arm also gets its own marker: "+" has no face to leave hollow
+            ax.loglog(x, y, marker="x" if again else S.marker(a["algorithm"]), ms=5, lw=1.3,
+                      color=colour, linestyle="-." if tied else "--" if again else "-",
                       mfc="none" if again else colour, label=label)
         if zeros:
             S.zero_floor(ax, zeros, a["algorithm"], floor)

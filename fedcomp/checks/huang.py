@@ -38,8 +38,7 @@ import math
 import numpy as np
 
 from fedcomp.checks.stored import experiment_check, joint_check
-from fedcomp.checks.core import (Check, CheckResult, Claim, Measure, Measurement,
-                                 deciding_interval, from_parts)
+from fedcomp.checks.core import Check, CheckResult, Claim, Measure, Measurement, from_parts
 from fedcomp.checks.khanduri import table1_rows
 from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import each, flipped, parse_expression, scaled, shifted, steeper
@@ -580,27 +579,24 @@ _B_NOT_JUDGED = ("reported, not judged: the b-dependent floor is a variance part
 def judge_theorem_rate(predicted, m: Measurement) -> CheckResult:
     """The T part (the bound's consequence with eta = T^-1/2, b = T/125) judged as an upper
     bound; the floor's decay in the inner batch b reported beside it (:data:`_B_NOT_JUDGED`)."""
-    parts, measured, text = [], {}, []
+    measured, text, verdict, interval = {}, [], "inconclusive", None
     for var, what in (("T", "average over rounds vs T (eta = T^-1/2, b = T/125)"),
                       ("b", "excess floor vs inner batch b (fixed eta, tau)")):
         v = m.values[var]
         if v["fit"] is None:
-            if var in predicted:
-                parts.append(("inconclusive", None))
             text.append(f"{what}: no fit ({v['why']})")
             continue
         fit = _fit(v["fit"])
         measured[var] = {"slope": fit.slope, "interval": [fit.low, fit.high]}
-        if var not in predicted:
+        if var == "b":
             text.append(f"{what}: slope {fit.slope:+.3f} [{fit.low:+.3f}, {fit.high:+.3f}] "
                         f"(95 % interval), {_B_NOT_JUDGED}")
             continue
-        r = upper_bound_verdict(fit, predicted[var], max_width=0.6, floor=_T_FLOOR[0],
+        r = upper_bound_verdict(fit, predicted["T"], max_width=0.6, floor=_T_FLOOR[0],
                                 floor_reason=_T_FLOOR[1], regime=v.get("regime"))
-        parts.append((r.verdict, (fit.low, fit.high)))
+        verdict, interval = r.verdict, (fit.low, fit.high)
         text.append(f"{what}: {r.reason}")
-    return CheckResult(combine([p[0] for p in parts]), predicted, measured, "; ".join(text),
-                       interval=deciding_interval(parts))
+    return CheckResult(verdict, predicted, measured, "; ".join(text), interval=interval)
 
 
 # ============================================================================================

@@ -452,14 +452,19 @@ _DEF37_K = ("under Definition 3.7 FedDRO's rounds are K^-1 eps^-2: the K exponen
             "is the refutation")
 
 
-def _row_parts(name, pred_row, meas_row, every_iteration: bool = False):
-    """The row's exponents against the derivation's (the same order: each exponent equal);
-    `every_iteration`: COMM. as Definition 3.7 counts it for an algorithm uploading at every
-    iteration (its rounds are its iterations: :data:`_DEF37_K`)."""
+def _as_definition_37(row: dict) -> dict:
+    """A derived row (measure_table1) with COMM. as Definition 3.7 counts it for an algorithm
+    uploading at every iteration: its rounds are its T(eps) iterations (:data:`_DEF37_K`)."""
+    return {**row, "comm": row["iterations"],
+            "expressions": {**row["expressions"], "comm": row["iterations_expression"]}}
+
+
+def _row_parts(name, pred_row, meas_row):
+    """The row's exponents against the derivation's (the same order: each exponent equal)."""
     parts = []
     for q in QUANTITIES:
         for var in ("eps", "K"):
-            dv = meas_row["iterations"] if every_iteration and q == "comm" else meas_row[q]
+            dv = meas_row[q]
             if isinstance(dv, str):
                 parts.append(equal_verdict(f"{name} {q}", dv, str(pred_row[q])))
                 continue
@@ -473,13 +478,11 @@ def _judge_row(name, every_iteration: bool = False):
     for an algorithm that uploads at every iteration (its rounds are its T(eps) iterations)."""
     def judge(predicted, m: Measurement) -> CheckResult:
         row = m.values[name]
-        parts = _row_parts(name, predicted, row, every_iteration)
         if every_iteration:
-            row = {**row, "comm": row["iterations"],
-                   "expressions": {**row["expressions"],
-                                   "comm": row["iterations_expression"]},
+            row = {**_as_definition_37(row),
                    "source": row["source"] + ", COMM. as Definition 3.7 counts it (FedDRO "
                                              "uploads y at every iteration: rounds = T(eps))"}
+        parts = _row_parts(name, predicted, row)
         bad = [p for p in parts if p.verdict == "fail"]
         return CheckResult(combine([p.verdict for p in parts]), predicted,
                            {q: row[q] for q in QUANTITIES} | {"derived": row["expressions"]},
@@ -498,12 +501,12 @@ _EVERY_ITERATION = ("FedDRO",)
 
 
 def judge_table1(predicted, m: Measurement) -> CheckResult:
-    parts = [p for name, row in predicted.items()
-             for p in _row_parts(name, row, m.values[name], name in _EVERY_ITERATION)]
+    rows = {n: _as_definition_37(m.values[n]) if n in _EVERY_ITERATION else m.values[n]
+            for n in predicted}
+    parts = [p for name, row in predicted.items() for p in _row_parts(name, row, rows[name])]
     bad = [p for p in parts if p.verdict == "fail"]
     return CheckResult(combine([p.verdict for p in parts]), predicted,
-                       {n: {q: m.values[n]["iterations" if q == "comm" and n in _EVERY_ITERATION
-                                       else q] for q in QUANTITIES} for n in predicted},
+                       {n: {q: rows[n][q] for q in QUANTITIES} for n in predicted},
                        f"{len(predicted)} rows derivable from the five papers, "
                        f"{len(parts)} exponents, COMM. as Definition 3.7 counts it (FedDRO's "
                        f"rounds its T(eps) iterations; {_DEF37_K}): "

@@ -201,6 +201,11 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                        detail=f"stored runs of {experiment}: {values['budget']}")
 
 
+def _own_family(parts: list, v: dict) -> int:
+    """The comparisons among a check's parts: all of them but the "missing arms" part."""
+    return len(parts) - (1 if v.get("missing") else 0)
+
+
 def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget: str,
                      key: str = "ordering", points: str = "final", higher_is_better=True,
                      note: str = "", divergence_note: str = "") -> Check:
@@ -297,25 +302,18 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         arms" part is no comparison); 0 with no stored runs."""
         if not m.values["present"]:
             return 0
-        parts = compare(predicted, m.values)[0]
-        return len(parts) - (1 if m.values.get("missing") else 0)
+        return _own_family(compare(predicted, m.values)[0], m.values)
 
     def judge(predicted, m: Measurement, family: int | None = None) -> CheckResult:
         """`family`: the claim's number of comparisons when this check is one part of a
         :func:`joint_check` (None: this check's own, :func:`comparisons`)."""
-        from fedcomp.rates.seeds import paired_difference
-        from fedcomp.rates.verdict import combine, ordering_verdict
+        from fedcomp.rates.verdict import combine, paired_ordering_verdict
         v = m.values
         if not v["present"]:
             return _absent(predicted, v)
         parts, reasons, pending, unmeasured, diverged = compare(predicted, v)
-        family = max(1, comparisons(predicted, m) if family is None else family)
-        judged = []
-        for label, a_, b_ in pending:
-            iv = paired_difference(a_, b_)
-            fam = paired_difference(a_, b_, level=1 - 0.05 / family)
-            judged.append(ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n,
-                                           family=family, family_high=fam.high))
+        family = max(1, _own_family(parts, v) if family is None else family)
+        judged = [paired_ordering_verdict(label, a_, b_, family) for label, a_, b_ in pending]
         parts = [judged[p].verdict if isinstance(p, int) else p for p in parts]
         reasons = [judged[r].reason if isinstance(r, int) else r for r in reasons
                    if not (isinstance(r, int) and points == "all"

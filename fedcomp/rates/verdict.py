@@ -592,6 +592,16 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
     return Verdict("inconclusive", f"{head}: the interval contains 0")
 
 
+def paired_ordering_verdict(name: str, a: dict, b: dict, family: int = 1) -> Verdict:
+    """:func:`ordering_verdict` for "A beats B" from the values of A and B by seed ({seed:
+    value}, paired), with the interval at the family's level 1 - 0.05/`family` for a fail."""
+    from fedcomp.rates.seeds import paired_difference
+    iv = paired_difference(a, b)
+    high = paired_difference(a, b, level=1 - 0.05 / family).high if family > 1 else None
+    return ordering_verdict(name, iv.low, iv.high, iv.mean, iv.n, family=family,
+                            family_high=high)
+
+
 def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True,
                         family: int = 1) -> list:
     """"`name` first rises with the parameter, then saturates" on ``values`` = {parameter:
@@ -603,7 +613,6 @@ def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True,
     paper's words). The grid is the caller's: a claim without a printed grid is judged on it.
     `family`: the claim's number of such comparisons (two per method judged): a part fails only
     at 1 - 0.05/`family` (:func:`ordering_verdict`)."""
-    from fedcomp.rates.seeds import paired_difference
     keys = sorted(values)
     if len(keys) < 3:
         raise ValueError(f"values needs at least 3 parameter values, got {keys}")
@@ -615,15 +624,10 @@ def saturation_verdicts(name: str, values: dict, higher_is_better: bool = True,
 
     first, last = gain(keys[0], keys[1]), gain(keys[-2], keys[-1])
     zero = {s: 0.0 for s in first}
-    out = []
-    for label, a, b in ((f"{name} rises ({keys[0]} -> {keys[1]}: gain above 0)", first, zero),
-                        (f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
-                         f"{keys[-2]} -> {keys[-1]})", first, last)):
-        iv = paired_difference(a, b)
-        high = paired_difference(a, b, level=1 - 0.05 / family).high if family > 1 else None
-        out.append(ordering_verdict(label, iv.low, iv.high, iv.mean, iv.n, family=family,
-                                    family_high=high))
-    return out
+    return [paired_ordering_verdict(f"{name} rises ({keys[0]} -> {keys[1]}: gain above 0)",
+                                    first, zero, family),
+            paired_ordering_verdict(f"{name} saturates (gain {keys[0]} -> {keys[1]} above gain "
+                                    f"{keys[-2]} -> {keys[-1]})", first, last, family)]
 
 
 def vanishing_order_verdict(name: str, x, values, order: float, zero: float = 1e-9,

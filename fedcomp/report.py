@@ -400,7 +400,7 @@ class _Figures:
             if known[cid].check is not None:
                 self.sharing.setdefault(known[cid].check.measure, []).append(cid)
         self.pending: dict = {}     # name -> (Plot, ids awaited, in run order)
-        self.drawn: set = set()
+        self.drawn: dict = {}       # name -> the ids whose badges it was drawn with
 
     def names(self, claim, figures) -> list:
         """The figure paths (relative to the report) a judged claim lists; its plots are queued."""
@@ -411,9 +411,16 @@ class _Figures:
                 names += _relative([f], self.out)
                 continue
             awaited = f.claims or tuple(self.sharing.get(claim.check.measure, [claim.id]))
-            if f.name not in self.pending and f.name not in self.drawn:
-                ids = sorted({c for c in awaited if c in self.position}, key=self.position.get)
-                self.pending[f.name] = (f, ids or [claim.id])
+            ids = {c for c in awaited if c in self.position} or {claim.id}
+            # a file another claim listed before (a check of another measurement drawing the
+            # same content): one figure with every such claim's badge, redrawn if it was drawn
+            # already without this one
+            before = (self.pending[f.name][1] if f.name in self.pending
+                      else self.drawn.get(f.name, []))
+            if not ids <= set(before):
+                self.drawn.pop(f.name, None)
+                plot = self.pending.get(f.name, (f,))[0]
+                self.pending[f.name] = (plot, sorted(ids | set(before), key=self.position.get))
             names.append(f.name)
         return names
 
@@ -442,13 +449,16 @@ class _Figures:
 
     def _draw(self, plot, ids) -> None:
         from fedcomp.figures import style
-        self.drawn.add(plot.name)
+        self.drawn[plot.name] = list(ids)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
         labels = {c: badge_label(self.rows[c]) for c in ids}
         key = self._guarded(plot, ids, style.plot_key, plot, labels)
         if key is False:
             return
         path = self.out / plot.name
+        for fut, earlier, *_ in self.drawing:   # a redraw waits for the first drawing's file
+            if earlier.name == plot.name:
+                fut.exception()
         if self.pool is not None and _sendable(plot):
             fut = self.pool.submit(_draw_file, plot, path, verdicts, key, labels)
             self.drawing.append((fut, plot, ids, verdicts, key, labels))
@@ -668,20 +678,24 @@ def shown_verdict(row) -> str:
 def badge_label(row) -> str:
     """The verdict as a figure's badge shows it: a claim that fails only through a statement it
     contains (its own check did not fail, ``fails_through``) names that claim, since its own
-    figure may well confirm what it measured."""
+    figure may well confirm what it measured; a self-check or an inference says so, as
+    :func:`shown_label` (a sensitivity run's badge is never taken for the paper's figure's)."""
     v = shown_verdict(row)
     if row.get("fails_through") and str(row.get("detail", "")).startswith("fails through "):
         v += f" through {', '.join(row['fails_through'])}"
-    return v
+    return v + _subject_suffix(row)
 
 
 def shown_label(row) -> str:
     """The verdict as the tables and headings show it: a self-check of fedcomp's implementation
     and a statement fedcomp infers (``subject`` "implementation", "inference":
     :mod:`fedcomp.checks.core`) say so."""
-    v = shown_verdict(row)
-    return v + {"implementation": " (self-check)",
-                "inference": " (fedcomp's inference)"}.get(row.get("subject"), "")
+    return shown_verdict(row) + _subject_suffix(row)
+
+
+def _subject_suffix(row) -> str:
+    return {"implementation": " (self-check)",
+            "inference": " (fedcomp's inference)"}.get(row.get("subject"), "")
 
 
 #: the groups a report's tally counts apart, in order: what each group's verdicts are about

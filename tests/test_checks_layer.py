@@ -645,3 +645,6 @@ def test_a_badge_names_the_claim_a_verdict_fails_through():
     own = {**row, "detail": "slope ...; it also fails through fedcomp.test-cor: ..."}
     assert badge_label(own) == "fail"
     assert badge_label({"verdict": "pass", "status": "checked"}) == "pass"
+    # a sensitivity run's badge is never taken for the paper's figure's (audit 5, item 10)
+    assert badge_label({"verdict": "inconclusive", "status": "checked",
+                        "subject": "inference"}) == "inconclusive (fedcomp's inference)"

@@ -81,6 +81,26 @@ def test_a_diverged_method_ranks_last(monkeypatch, tmp_path):
     assert r.verdict == "inconclusive" and "diverged" in r.detail
 
 
+def test_a_panel_says_which_pairs_divergence_left_undecided(monkeypatch, tmp_path):
+    """The figure of a cell where an arm diverged in some seeds says that every pair with it is
+    undecided there (the claim's badge comes from other cells: audit 5, item 7); an arm that
+    diverged in every seed decides its pairs and is not named; a method run at a setting its
+    name does not say is labelled with it."""
+    finals = {"a": {0: 0.9, 1: 0.9, 2: 0.9}, "b": {0: 0.5, 1: 0.5, 2: 0.5},
+              "c/gamma=2": {0: 0.7, 1: 0.7, 2: 0.7}}
+    monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))
+    _store(tmp_path / EXP, finals, diverged={"a": {1: 3}, "b": {0: 3, 1: 3, 2: 3}})
+    c = experiment_check(EXP, ("avg_client_accuracy",),
+                         {"": {"A": "a", "B": "b", "C": "c/gamma=2"}}, "the paper's budget")
+    fig = c.measure("quick", tmp_path).figures[0]
+    kw = fig.draw.keywords
+    assert kw["note"] == "pairs with A undecided here: its runs diverged in some seeds"
+    assert kw["labels"] == {"C": "C (gamma=2)"}
+    r = c.judge({"ordering": ["A", ">", "B", ">", "C"]}, c.measure("quick", tmp_path))
+    assert "A > B (avg_client_accuracy): runs diverged" in r.detail
+    assert "B > C (avg_client_accuracy): B diverged in every seed" in r.detail
+
+
 def test_the_divergence_note_appears_only_where_an_arm_diverged(monkeypatch, tmp_path):
     # why an arm diverges is said where one did, not on every detail of the experiment
     monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path))

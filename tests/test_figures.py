@@ -506,3 +506,72 @@ def test_the_shared_math_text_parser_draws_the_same_pixels(tmp_path, monkeypatch
     assert np.array_equal(cold, own) and np.array_equal(warm, own)
     assert n_keys >= 5 and len(shared.memo) == n_keys   # every string of the second from cache
     assert {k[2].get_size_in_points() for k in shared.memo if k[0] == formula} == {14.0, 8.0}
+
+
+def _line(values):
+    fig, ax = plt.subplots()
+    ax.plot(values)
+    return fig
+
+
+def test_a_file_two_claims_list_from_different_measurements_carries_both_badges(tmp_path):
+    """Two checks of different measurements may draw the same content under one name (the
+    stored-run figures of wu.sec5.2 and wu.sec5.2.gain): the file shows every such claim's
+    badge, redrawn when a later claim lists a file drawn already (audit 5, item 9)."""
+    from types import SimpleNamespace as NS
+    from fedcomp.report import _Figures
+    known = {c: NS(check=NS(measure=object())) for c in ("a", "b")}
+    rows = {}
+    figs = _Figures(["a", "b"], known, tmp_path, rows)
+    for cid, verdict in (("a", "inconclusive"), ("b", "pass")):
+        claim = NS(id=cid, check=known[cid].check)
+        assert figs.names(claim, [plot("figures/shared.png", _line, [1, 2])]) == \
+            ["figures/shared.png"]
+        rows[cid] = {"verdict": verdict, "status": "checked", "figures": ["figures/shared.png"],
+                     "detail": ""}
+        figs.judged()
+    figs.finish()
+    assert S.saved_verdicts(tmp_path / "figures" / "shared.png") == {"a": "inconclusive",
+                                                                     "b": "pass"}
+    assert figs.drawn == {"figures/shared.png": ["a", "b"]}
+
+
+def test_a_method_has_one_colour_in_every_panel():
+    """The neural panels name methods as the papers do; each keeps its algorithm's colour and
+    marker whatever else a panel draws (CoDA was orange, red and green on the three AUC panels:
+    audit 5, item 7); a name that is no algorithm gets a colour from the name itself."""
+    p4 = S.method_colours(["LocalSCGDAM", "CoDA", "LocalSGDAM", "LocalSGDM"])
+    p8 = S.method_colours(["CoDA", "LocalSGDM"])
+    assert p4["CoDA"] == p8["CoDA"] == (S.colour("coda"), S.marker("coda"))
+    assert S.method_colours(["CODA+"])["CODA+"][0] == S.colour("coda")
+    assert S.method_colours(["Local-SCGDM"])["Local-SCGDM"][0] == S.colour("local-scgdm")
+    assert len({c for c, _ in p4.values()}) == 4
+    alone = S.method_colours(["5-shot"])["5-shot"]
+    assert S.method_colours(["5-shot", "FCSG"])["5-shot"] == alone
+    two = S.method_colours(["1-shot", "5-shot"])
+    assert two["1-shot"][0] != two["5-shot"][0]
+    assert not {c for c, _ in two.values()} & {c for c, _, _ in S.ALGORITHMS.values()}
+
+
+def test_a_diverged_arm_is_crossed_where_it_diverged_and_dashed_after():
+    """An arm whose seed 5 diverged at t = 10: solid up to the last evaluation before, a cross
+    at t = 10, then dashed as the mean of the seeds that remain, the legend saying so; never one
+    solid curve to the end with the cross at the end (audit 5, item 7)."""
+    from fedcomp.figures.neural import curves_figure
+    recs = []
+    for t, n in ((0, 9), (200, 8), (400, 8)):
+        for arm in ("LocalSCGDAM", "LocalSGDM"):
+            recs.append({"arm": arm, "t": t, "round": t // 8, "mean": 0.5 + t / 1000,
+                         "low": 0.4, "high": 0.6, "n": n if arm == "LocalSCGDAM" else 9})
+    fig = curves_figure(recs, "test_auc", "title", diverged={"LocalSCGDAM": {5: 10}},
+                        note="pairs with LocalSCGDAM undecided here")
+    ax = fig.axes[0]
+    crosses = [ln for ln in ax.lines if ln.get_marker() == "x"]
+    assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [10.0]
+    dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
+    assert len(dashed) == 1 and list(dashed[0].get_xdata()) == [0.0, 200.0, 400.0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("diverged at t = 10 in seed 5; dashed: mean of the 8 other seeds" in x
+               for x in labels), labels
+    assert "pairs with LocalSCGDAM undecided here" in ax.get_title()
+    plt.close(fig)

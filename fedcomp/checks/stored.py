@@ -178,6 +178,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
         by_arm = {a: m for m, a in arms.items()}
         for metric in metrics:
             recs = _curve_records(stored_c, metric, present)
+            shown_div = {by_arm[a]: div[a] for a in present if a in div}
             if recs:
                 from fedcomp.figures.neural import curves_figure
                 # one figure per content: claims that map the same arms the same way
@@ -192,13 +193,48 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     f"(mean, 95 % interval over {len(stored_c.seeds)} seeds, "
                     f"{stored_c.manifest['iterations']} iterations)",
                     x="round" if points == "rounds" else "t",
-                    diverged={by_arm[a]: div[a] for a in present if a in div},
-                    compare_at=common if points == "rounds" else None))
+                    diverged=shown_div, compare_at=common if points == "rounds" else None,
+                    labels=_legend_labels(arms, cell),
+                    note=_panel_note(shown_div, len(stored_c.seeds))))
     one = len(set(budgets.values())) == 1
     values["budget"] = (next(iter(budgets.values())) if one else "; ".join(
         f"{cell or 'all arms'}: {b}" for cell, b in budgets.items()))
     return Measurement(values=values, figures=figures,
                        detail=f"stored runs of {experiment}: {values['budget']}")
+
+
+def divergence_verdict(a: str, b: str, da: dict, db: dict, n_seeds: int) -> tuple:
+    """(verdict, reason) of "a above b" when a run of either diverged (da, db: {seed: iteration};
+    one of them not empty): decided only when one arm diverged in every seed and the other in
+    none; otherwise inconclusive (the finals of the seeds that remain are no paired sample)."""
+    if da and not db and len(da) == n_seeds:
+        return "fail", f"{a} diverged in every seed (iteration by seed {da}), {b} did not"
+    if db and not da and len(db) == n_seeds:
+        return "pass", f"{b} diverged in every seed (iteration by seed {db}), {a} did not"
+    return "inconclusive", f"runs diverged ({a}: {da or 'none'}, {b}: {db or 'none'})"
+
+
+def _panel_note(div: dict, n_seeds: int) -> str:
+    """What a panel's verdict cannot judge on its curves: the arms (by method) whose runs
+    diverged in some seeds only, so that every pair with one of them is undecided
+    (:func:`divergence_verdict`); "" when there is none."""
+    some = [m for m, d in div.items()
+            if d and divergence_verdict(m, "", d, {}, n_seeds)[0] == "inconclusive"]
+    if not some:
+        return ""
+    return (f"pairs with {' or '.join(some)} undecided here: "
+            f"{'its' if len(some) == 1 else 'their'} runs diverged in some seeds")
+
+
+def _legend_labels(arms: dict, cell: str) -> dict:
+    """{method: "method (setting)"} for the methods run at a setting their name and the cell's
+    do not say (ComFedL as the arm comfedl/gamma=2: "ComFedL (gamma=2)")."""
+    out = {}
+    for method, arm in arms.items():
+        setting = arm.partition("/")[2]
+        if setting and setting not in cell and setting not in method:
+            out[method] = f"{method} ({setting})"
+    return out
 
 
 def _own_family(parts: list, v: dict) -> int:
@@ -255,18 +291,9 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                             da, db = meth[a]["diverged"], meth[lo]["diverged"]
                             diverged |= bool(da or db)
                             if da or db:
-                                if da and not db and len(da) == len(v["seeds"]):
-                                    parts.append("fail")
-                                    reasons.append(f"{name}: {a} diverged in every seed "
-                                                   f"(iteration by seed {da}), {lo} did not")
-                                elif db and not da and len(db) == len(v["seeds"]):
-                                    parts.append("pass")
-                                    reasons.append(f"{name}: {lo} diverged in every seed "
-                                                   f"(iteration by seed {db}), {a} did not")
-                                else:
-                                    parts.append("inconclusive")
-                                    reasons.append(f"{name}: runs diverged ({a}: {da or 'none'}, "
-                                                   f"{lo}: {db or 'none'})")
+                                verdict, why = divergence_verdict(a, lo, da, db, len(v["seeds"]))
+                                parts.append(verdict)
+                                reasons.append(f"{name}: {why}")
                                 continue
                             for pt, va in meth[a]["points"].items():
                                 vb = meth[lo]["points"].get(pt)

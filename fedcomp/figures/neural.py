@@ -10,42 +10,56 @@ from fedcomp.figures import style as S
 
 
 def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
-                  diverged: dict | None = None, compare_at: float | None = None):
-    """records: dicts with arm, t, round, mean, low, high, n (one per arm and evaluation point).
+                  diverged: dict | None = None, compare_at: float | None = None,
+                  labels: dict | None = None, note: str = ""):
+    """records: dicts with arm, t, round, mean, low, high, n (one per arm and evaluation point;
+    n: the seeds with a value there).
 
     x : "t" (iterations) or "round" (communication rounds: arms with different local steps
         compared after the same number of rounds)
-    diverged : {arm: {seed: iteration}}; an arm that diverged is named so in the legend (with
-        its iterations) and its last finite point is marked with a cross, so a missing curve is
-        never mistaken for a run that was not made.
+    diverged : {arm: {seed: iteration}}. An arm that diverged is named so in the legend (with
+        its iterations and seeds) and marked with a cross where its first seed diverged; from
+        there its line is dashed, the mean of the seeds that remain (the legend says how many),
+        so a mean of survivors is never drawn as the arm's whole curve.
     compare_at : where the verdict compares the arms (a dashed vertical line), if at one point
+    labels : {arm: legend label} where it differs from the arm (a setting: "ComFedL (gamma=2)")
+    note : a second title line (what the verdict could not judge on this panel)
+    Each method has one colour and marker in every figure (:func:`style.method_colours`).
     """
     if x not in ("t", "round"):
         raise ValueError(f"x must be 't' or 'round', got {x!r}")
-    diverged = diverged or {}
+    diverged, labels = diverged or {}, labels or {}
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     arms = list(dict.fromkeys([r["arm"] for r in records] + list(diverged)))
-    cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
-    used = set()
+    styles = S.method_colours(arms)
     for arm in arms:
         rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
-        c = S.colour(arm.split("/")[0])
-        if c in used or c == "#333333":
-            c = next(cycle)
-        used.add(c)
-        label = arm
-        if arm in diverged:
-            its = sorted(set(diverged[arm].values()))
-            label += (f" (diverged at t = {', '.join(str(i) for i in its)} in seeds "
-                      f"{', '.join(str(s) for s in sorted(diverged[arm]))})")
+        c, mk = styles[arm]
+        label = labels.get(arm, arm)
         if not rs:
-            ax.plot([], [], color=c, lw=1.4, marker="x", label=label)
+            ax.plot([], [], color=c, lw=1.4, marker="x", label=f"{label} (diverged: no value)")
             continue
+        ts = np.array([r["t"] for r in rs], dtype=float)
         xs = np.array([r[x] for r in rs], dtype=float)
         mean = np.array([r["mean"] for r in rs], dtype=float)
-        ax.plot(xs, mean, color=c, lw=1.4, marker=".", label=label)
+        n = np.array([r["n"] for r in rs])
+        cut = len(rs)     # the records before the first divergence: all seeds there
         if arm in diverged:
-            ax.plot(xs[-1:], mean[-1:], color=c, marker="x", ms=10, mew=2, ls="none")
+            first = min(diverged[arm].values())
+            cut = int(np.searchsorted(ts, first, side="right"))
+            its = sorted(set(diverged[arm].values()))
+            label += (f" (diverged at t = {', '.join(str(i) for i in its)} in seed"
+                      f"{'s' if len(diverged[arm]) > 1 else ''} "
+                      f"{', '.join(str(s) for s in sorted(diverged[arm]))}")
+            label += (f"; dashed: mean of the {int(n[cut:].min())} other seeds)"
+                      if cut < len(rs) else ")")
+        ax.plot(xs[:cut], mean[:cut], color=c, lw=1.4, marker=mk, ms=4, label=label)
+        if cut < len(rs):
+            lo = max(cut - 1, 0)
+            ax.plot(xs[lo:], mean[lo:], color=c, lw=1.2, ls="--", marker=mk, ms=3, mfc="none")
+        if arm in diverged:
+            ax.plot([np.interp(first, ts, xs)], [np.interp(first, ts, mean)], color=c,
+                    marker="x", ms=10, mew=2, ls="none")
         low = np.array([r["low"] for r in rs], dtype=float)
         high = np.array([r["high"] for r in rs], dtype=float)
         ok = np.isfinite(low) & np.isfinite(high)
@@ -54,24 +68,24 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
     if compare_at is not None:
         ax.axvline(compare_at, color="0.3", ls="--", lw=1,
                    label=f"compared at {'t' if x == 't' else 'round'} = {compare_at:g}")
-    return _finish(fig, ax, "iteration t" if x == "t" else "communication round", metric, title)
+    return _finish(fig, ax, "iteration t" if x == "t" else "communication round", metric,
+                   title + (f"\n{note}" if note else ""))
 
 
 def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):
     """A metric against a parameter (log2 axis) per method: records as :func:`curves_figure`'s,
     with the parameter in ``t`` and the method in ``arm``."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    cycle = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4)
-    for arm in dict.fromkeys(r["arm"] for r in records):
+    arms = list(dict.fromkeys(r["arm"] for r in records))
+    styles = S.method_colours(arms)
+    for arm in arms:
         rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
         x = np.array([r["t"] for r in rs], dtype=float)
         mean = np.array([r["mean"] for r in rs], dtype=float)
         low = np.array([r["low"] for r in rs], dtype=float)
         high = np.array([r["high"] for r in rs], dtype=float)
-        c = S.colour(arm.lower())
-        if c == "#333333":
-            c = next(cycle)
-        ax.plot(x, mean, color=c, lw=1.4, marker="o", label=arm)
+        c, mk = styles[arm]
+        ax.plot(x, mean, color=c, lw=1.4, marker=mk, label=arm)
         ok = np.isfinite(low) & np.isfinite(high)
         if ok.any():
             ax.fill_between(x[ok], low[ok], high[ok], color=c, alpha=0.18, lw=0)
@@ -86,7 +100,7 @@ def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):
 def _finish(fig, ax, xlabel, metric, title):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{metric} (mean over seeds, 95 % band)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(S.wrap(title, 84), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     S.tight_layout(fig)

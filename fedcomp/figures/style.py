@@ -58,6 +58,49 @@ def colour(alg: str) -> str:
     return ALGORITHMS.get(alg, ("#333333", "o", alg))[0]
 
 
+def wrap(text: str, width: int = 68) -> str:
+    """`text` broken into lines of at most `width` characters (its own line breaks kept), so a
+    title never runs off its figure."""
+    import textwrap
+    return "\n".join(line for part in text.split("\n")
+                     for line in (textwrap.wrap(part, width) or [""])) if text else text
+
+
+def algorithm_key(name: str) -> str | None:
+    """The ALGORITHMS key a method's display name stands for ("LocalSCGDAM", "CODA+" (run as
+    CoDA), "Local-SCGD": case, and a trailing "+", ignored), or None."""
+    n = name.strip().lower().rstrip("+")
+    if n in ALGORITHMS:
+        return n
+    return next((k for k, (_, _, lab) in ALGORITHMS.items() if lab.lower() == n), None)
+
+
+def method_colours(names) -> dict:
+    """{name: (colour, marker)} for methods named as the papers name them, in one figure: an
+    algorithm of ALGORITHMS in its own colour and marker, so a method has one colour in every
+    panel of every figure; another name (a setting: "5-shot") in a reserve colour chosen from the
+    name itself (the same in every figure), the next free one if another name of the figure
+    already has it."""
+    import zlib
+    out, used = {}, set()
+    for name in names:
+        key = algorithm_key(name)
+        if key is not None:
+            out[name] = (colour(key), marker(key))
+            used.add(out[name][0])
+    for name in names:
+        if name in out:
+            continue
+        start = zlib.crc32(name.encode())
+        for i in range(len(RESERVE_COLOURS)):
+            c = RESERVE_COLOURS[(start + i) % len(RESERVE_COLOURS)]
+            if c not in used:
+                break
+        out[name] = (c, "o")
+        used.add(c)
+    return out
+
+
 def arm_styles(arm_algorithms: dict) -> dict:
     """{arm: {"color", "linestyle"}} for the arms of one figure, given {arm: algorithm} in the
     figure's order: every arm of an algorithm in the algorithm's colour (one colour per

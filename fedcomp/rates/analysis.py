@@ -74,13 +74,19 @@ def _grid(summary, quantity):
     return Ks, Ts, arr
 
 
-def target_eps(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> float:
-    """Geometric middle of [max_K min_T mean, min_K max_T mean]: a level every K's curve of seed
-    means reaches on the grid (NaN if none does)."""
+def mean_curves(summary: pd.DataFrame, quantity: str = "avg_grad_sq"):
+    """(Ks, Ts, m): the mean over seeds of `quantity`, m[i, j] at K = Ks[i], T = Ts[j] (NaN where
+    no seed has a value)."""
     Ks, Ts, arr = _grid(summary, quantity)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        m = np.nanmean(arr, axis=0)
+        return Ks, Ts, np.nanmean(arr, axis=0)
+
+
+def target_eps(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> float:
+    """Geometric middle of [max_K min_T mean, min_K max_T mean]: a level every K's curve of seed
+    means reaches on the grid (NaN if none does)."""
+    Ks, Ts, m = mean_curves(summary, quantity)
     lowest = np.nanmin(m, axis=1)   # per K: smallest mean on the grid
     highest = np.nanmax(m, axis=1)
     lo, hi = np.max(lowest), np.min(highest)

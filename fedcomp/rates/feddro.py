@@ -320,7 +320,7 @@ def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
                   "DS-FedDRO (Thm 5.2 as printed): exponent in K"),
         _fig_rate(eff, c, "diagnostic-T", "T", {"K": K0},
                   "DS-FedDRO diagnostic: gamma_x = gamma_y = 0.25 sqrt(K I) (not the printed "
-                  "schedule)"),
+                  "schedule; reported, not judged)"),
         _plot("khanduri.cor5.3", "speedup", "speedup_plot", lq,
               title="DS-FedDRO: samples per client to reach eps"),
         _plot("khanduri.cor5.3", "rounds", "cost_plot", {"DS-FedDRO": lq}, "rounds",

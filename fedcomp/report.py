@@ -917,8 +917,9 @@ def verdict_rules() -> dict:
     # (joint claims, "rises then saturates" too), and parts that could not fail (ComFedL's floor
     # in b, its remarks' implied complexities, the sharing law's fitted exponents) are reported,
     # not judged; 6: a claim containing a refuted one fails through it (Claim.entails), and
-    # khanduri.thm4.3's KL-DRO part is judged on the bounded region a run visits
-    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 6}
+    # khanduri.thm4.3's KL-DRO part is judged on the bounded region a run visits; 7: a rate
+    # claim's exponent part fails only at its claim's family level, 1 - 0.05/m over m parts
+    return {"rate_margin": RATE_MARGIN, "dependency_rule": "transitive", "version": 7}
 
 
 def docs_markdown(report: dict, command: str) -> str:

@@ -521,13 +521,21 @@ def test_convergence_is_not_judged_on_points_that_lost_runs(measured):
     assert "2 run(s) diverged or missing" in r.detail and "last three points lost runs" in r.detail
 
 
+def _precise(fit, slope, low, high):
+    """`fit` moved to slope [low, high], the same interval at every level a claim's family may
+    ask for (these tests are about the floor, not the correction over parts)."""
+    import dataclasses
+    from fedcomp.rates.fit import FAMILY_MAX
+    return dataclasses.replace(fit, slope=slope, low=low, high=high, stderr=0.0,
+                               boot_family=[[low, high]] * FAMILY_MAX)
+
+
 def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
     """khanduri.rem4.5: the floor -1/2 in T is carried into floats per client by how T grows
     with them. A decay -0.7 [-0.75, -0.65] against the predicted eps^-1.5 (slope -2/3) passes
     where T grows like floats^(4/3) (floor -2/3) and is outside the regime where T grows like
     the floats themselves (floor -1/2); a cost that does not grow with T is inconclusive."""
     import copy
-    import dataclasses
     c = checks.get("khanduri.rem4.5")
     m = measured(c)
     label = "d=40, d_g=1"                     # the "d >> d_g" part, predicted eps^-1.5
@@ -535,8 +543,7 @@ def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
     def judged(b):
         v = copy.deepcopy(m.values)
         f = v["floats"][label]
-        f["eps_vs_floats"] = dataclasses.replace(f["eps_vs_floats"], slope=-0.7, low=-0.75,
-                                                 high=-0.65)
+        f["eps_vs_floats"] = _precise(f["eps_vs_floats"], -0.7, -0.75, -0.65)
         f["t_per_cost"] = b
         r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
         return next(p for p in r.measured["parts"] if p["part"].startswith("d >> d_g"))
@@ -549,8 +556,7 @@ def test_the_floats_parts_use_the_floor_carried_into_the_cost(measured):
     # without a floor to carry, a decay slower than the bound still fails
     v = copy.deepcopy(m.values)
     f = v["floats"][label]
-    f["eps_vs_floats"] = dataclasses.replace(f["eps_vs_floats"], slope=-0.4, low=-0.45,
-                                             high=-0.35)
+    f["eps_vs_floats"] = _precise(f["eps_vs_floats"], -0.4, -0.45, -0.35)
     f["t_per_cost"] = math.nan
     r = c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
     assert next(p for p in r.measured["parts"] if p["part"].startswith("d >> d_g"))[

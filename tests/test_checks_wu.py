@@ -168,8 +168,13 @@ def test_the_T_grids_upper_half_is_judged_with_the_whole_grid(tmp_path_factory):
     # whole grid slower than the bound whose upper half is consistent is inconclusive
     c, m, _ = _run("wu.cor4.2", tmp_path_factory)
     assert m.values["fits"]["T"]["upper_half"] is None
-    slow = dict(m.values["fits"]["T"], slope=-0.45, low=-0.47, high=-0.43)
-    fine = dict(slow, slope=-0.5, low=-0.53, high=-0.47, n_points=4)
+    from fedcomp.rates.fit import FAMILY_MAX
+
+    def fit(slope, low, high, **kw):    # the same interval at the claim's family's level
+        return dict(m.values["fits"]["T"], slope=slope, low=low, high=high, stderr=0.0,
+                    boot_family=[[low, high]] * FAMILY_MAX, **kw)
+    slow = fit(-0.45, -0.47, -0.43)
+    fine = fit(-0.5, -0.53, -0.47, n_points=4)
 
     def judged(whole, up):
         fits = {**m.values["fits"], "T": dict(whole, upper_half=up)}

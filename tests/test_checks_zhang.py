@@ -117,9 +117,13 @@ def test_thm1_quick(measured):
 
 
 def _fit(slope, lo, hi):
+    """A fit with the interval [lo, hi] at every level a claim's family may ask for (a precise
+    fit: the tests below are about the rules, not about the correction over parts)."""
+    from fedcomp.rates.fit import FAMILY_MAX
     return ExponentFit(slope=slope, intercept=0.0, low=lo, high=hi, boot_low=lo, boot_high=hi,
-                       reg_low=lo, reg_high=hi, stderr=0.01, r2=0.99, n_points=4, n_seeds=8,
-                       x=[], y_mean=[], y_low=[], y_high=[]).to_dict()
+                       reg_low=lo, reg_high=hi, stderr=0.0, r2=0.99, n_points=4, n_seeds=8,
+                       x=[], y_mean=[], y_low=[], y_high=[],
+                       boot_family=[[lo, hi]] * FAMILY_MAX).to_dict()
 
 
 def test_thm1_super_linear_speedup_is_inconclusive_with_the_reason(measured):

@@ -625,3 +625,63 @@ def test_remark_4_5_floats_read_their_sweeps_regime(monkeypatch):
     assert seen == [drifting, settled]
     first = r.measured["parts"][0]
     assert first["verdict"] != "pass" and "drifting (synthetic)" in first["reason"]
+
+
+def test_a_fits_interval_at_a_familys_level_is_the_same_union_of_wider_intervals():
+    """ExponentFit.family_interval(m): at m = 1 the fit's own (low, high); at m > 1 the union of
+    the bootstrap's percentile interval at 1 - 0.05/m (computed here from the bootstrap slopes
+    themselves) and the regression's t interval at that level; wider as m grows; kept through
+    to_dict / from_dict; the regression's alone for a deterministic fit."""
+    from scipy import stats
+    from fedcomp.rates.fit import FAMILY_MAX, fit_deterministic
+    rng = np.random.default_rng(3)
+    x = np.array([64.0, 128, 256, 512, 1024])
+    vals = x[None, :] ** -0.5 * np.exp(rng.normal(0, 0.2, (6, x.size)))
+    fit, boot = fit_exponent(x, vals, return_boot=True)
+    assert fit.family_interval(1) == (fit.low, fit.high)
+    for m in (2, 5, FAMILY_MAX):
+        q = 0.025 / m
+        b_lo, b_hi = np.quantile(boot[:, 1], [q, 1 - q])
+        tq = stats.t.ppf(1 - q, fit.n_points - 2)
+        lo, hi = fit.family_interval(m)
+        assert lo == pytest.approx(min(b_lo, fit.slope - tq * fit.stderr), abs=1e-12)
+        assert hi == pytest.approx(max(b_hi, fit.slope + tq * fit.stderr), abs=1e-12)
+    ivs = [fit.family_interval(m) for m in (1, 2, 4, 8)]
+    assert all(a[0] >= b[0] and a[1] <= b[1] for a, b in zip(ivs, ivs[1:]))
+    assert ivs[-1][1] - ivs[-1][0] > ivs[0][1] - ivs[0][0]
+    assert ExponentFit.from_dict(fit.to_dict()).family_interval(4) == fit.family_interval(4)
+    assert fit.family_interval(FAMILY_MAX + 1) == (-math.inf, math.inf)
+    with pytest.raises(ValueError, match="family"):
+        fit.family_interval(0)
+    det = fit_deterministic(x, 3 * x ** -0.5 * (1 + 0.01 * np.sin(x)))
+    tq = stats.t.ppf(1 - 0.025 / 3, det.n_points - 2)
+    assert det.family_interval(3) == pytest.approx((det.slope - tq * det.stderr,
+                                                    det.slope + tq * det.stderr))
+
+
+def test_a_part_refutes_its_claim_only_at_the_claims_level():
+    """A claim of m parts fails when one part does, so a part's fail must hold at
+    1 - 0.05/m: an interval above the bound at 95 % but not at the family's level is
+    inconclusive, one above it at both fails; an exponent claimed exactly likewise; a pass is
+    judged at 95 % (every part must pass)."""
+    from fedcomp.rates.verdict import exponent_verdict
+    rng = np.random.default_rng(5)
+    x = np.array([64.0, 128, 256, 512, 1024, 2048])
+    vals = x[None, :] ** -0.45 * np.exp(rng.normal(0, 0.02, (5, x.size)))
+    fit = fit_exponent(x, vals)
+    lo4, hi4 = fit.family_interval(4)
+    assert lo4 < fit.low and hi4 > fit.high
+    # a bound between the family's lower end and the 95 % one: refuted by the part alone only
+    between = (lo4 + fit.low) / 2
+    assert upper_bound_verdict(fit, between).verdict == "fail"
+    v = upper_bound_verdict(fit, between, family=4)
+    assert v.verdict == "inconclusive" and "1 - 0.05/4 over the claim's 4 parts" in v.reason
+    v = upper_bound_verdict(fit, lo4 - 0.05, family=4)
+    assert v.verdict == "fail" and "it still does" in v.reason
+    assert exponent_verdict(fit, between).verdict == "fail"
+    assert exponent_verdict(fit, between, family=4).verdict == "inconclusive"
+    assert exponent_verdict(fit, lo4 - 0.05, family=4).verdict == "fail"
+    assert upper_bound_verdict(fit, -0.45, family=4).verdict == \
+        upper_bound_verdict(fit, -0.45).verdict
+    with pytest.raises(ValueError, match="family"):
+        upper_bound_verdict(fit, -0.5, family=0)

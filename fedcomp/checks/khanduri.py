@@ -1432,12 +1432,13 @@ FEDDRO_INDEPENDENT = _lazy("measure_feddro_independent")
 
 
 def _part(label, fit, predicted, max_width, floor=None, floor_reason="", regime=None,
-          tail=None):
+          tail=None, family=1):
     """One rate part: the whole grid's upper-bound verdict, checked against the grid's upper
-    half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`)."""
+    half when there is one (`tail`, an ExponentFit: :func:`tail_checked_verdict`); `family`:
+    the claim's number of parts (a fail must hold at 1 - 0.05/family)."""
     v = upper_bound_verdict(fit, predicted, max_width=max_width, floor=floor,
                             floor_reason=floor_reason, tail=tail,
-                            tail_label="upper half of the T grid", regime=regime)
+                            tail_label="upper half of the T grid", regime=regime, family=family)
     return {"part": label, "verdict": v.verdict, "slope": fit.slope,
             "interval": [fit.low, fit.high], "predicted": predicted, "r2": fit.r2,
             "n_points": fit.n_points, "n_seeds": fit.n_seeds, "reason": v.reason}
@@ -1453,7 +1454,7 @@ def _rate_result(parts, predicted, info, extra=""):
 
 def _rate_parts(predicted, m, spec):
     """Parts "E||grad||^2 vs T/K" for (problem, variable) in spec, judged against
-    predicted[variable] with the noise floor."""
+    predicted[variable] with the noise floor; the claim's family is its len(spec) parts."""
     v, parts = m.values, []
     for problem, var in spec:
         entry = v["rates"][problem]
@@ -1461,7 +1462,7 @@ def _rate_parts(predicted, m, spec):
         parts.append(_part(f"{problem} E||grad||^2 vs {var} ({fixed})", entry[var],
                            predicted[var], v["max_width"], SGD_FLOOR, SGD_FLOOR_REASON,
                            entry.get("regime") if var == "T" else None,
-                           entry.get("T_upper_half") if var == "T" else None))
+                           entry.get("T_upper_half") if var == "T" else None, len(spec)))
     return parts
 
 
@@ -1566,7 +1567,8 @@ def judge_assump33_independent(predicted, m):
     rounding level everywhere passing (none to bear)."""
     v = m.values
     ratio = v["rates"]["ratio"]["T"]
-    rv = exponent_verdict(ratio, predicted["rate difference"], max_width=v["max_width"])
+    rv = exponent_verdict(ratio, predicted["rate difference"], max_width=v["max_width"],
+                          family=2)
     parts = [{"part": "feddro-independent / FedDRO, E||grad||^2 ratio vs T (K=8, paired seeds)",
               "verdict": rv.verdict, "slope": ratio.slope, "interval": [ratio.low, ratio.high],
               "predicted": predicted["rate difference"], "r2": ratio.r2,
@@ -1660,7 +1662,7 @@ def judge_thm42(predicted, m):
 # --- Corollaries 4.4 / 5.3 ----------------------------------------------------------------------
 
 def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="", tail=None,
-               t_per_cost=None, regime=None):
+               t_per_cost=None, regime=None, family=1):
     """cost = O(eps^a) (a < 0) judged as eps <= C cost^(1/a) (with the grid's upper half when
     `tail` is its fit). `t_per_cost`: how T grows with the cost along the grid; given, the floor
     is SGD_FLOOR carried into the cost (:func:`fedcomp.rates.verdict.cost_floor`), and a cost
@@ -1670,7 +1672,8 @@ def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="",
     if t_per_cost is not None and not t_per_cost > 0:
         # no floor to carry: a decay slower than the bound still fails (that side needs none),
         # but a pass cannot be told from a run outside the regime
-        p = _part(label, fit, 1.0 / eps_exponent, max_width, tail=tail, regime=regime)
+        p = _part(label, fit, 1.0 / eps_exponent, max_width, tail=tail, regime=regime,
+                  family=family)
         if p["verdict"] == "pass":
             p["verdict"] = "inconclusive"
             p["reason"] = ("the cost does not grow with T along the grid (fewer than two T, or a "
@@ -1681,7 +1684,7 @@ def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="",
         if t_per_cost is not None:
             floor, floor_reason = cost_floor(SGD_FLOOR, SGD_FLOOR_REASON, t_per_cost)
         p = _part(label, fit, 1.0 / eps_exponent, max_width, floor, floor_reason, tail=tail,
-                  regime=regime)
+                  regime=regime, family=family)
     from fedcomp.rates.analysis import invert
     if fit.high < 0:
         a, a_lo, a_hi = invert(fit)
@@ -1696,6 +1699,7 @@ def _cost_part(label, fit, eps_exponent, max_width, floor=None, floor_reason="",
 def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual")):
     v, parts = m.values, []
     w = v["max_width"]
+    family = 1 + 2 * len(problems)   # the speed-up, and per problem samples and rounds
     sp_ = predicted["samples per client"]
     lq = v["costs"]["LQ"]
     if lq.get("speedup") is None:
@@ -1709,18 +1713,21 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
     else:
         parts.append(_part(f"linear speed-up: samples per client to reach "
                            f"eps={lq['speedup_eps']:.3g} vs K", lq["speedup"], sp_["K"], 2 * w,
-                           floor=SPEEDUP_FLOOR, floor_reason=SPEEDUP_FLOOR_REASON))
+                           floor=SPEEDUP_FLOOR, floor_reason=SPEEDUP_FLOOR_REASON,
+                           family=family))
     for problem in problems:
         c = v["costs"][problem]
         reg = v.get("rates", {}).get(problem, {}).get("regime")
         parts.append(_cost_part(f"{problem} samples per client (K={v['K0']}): eps vs T",
                                 c["eps_vs_samples"], sp_["eps"], w, floor=SGD_FLOOR,
                                 floor_reason=SGD_FLOOR_REASON,
-                                tail=c.get("eps_vs_samples_upper_half"), regime=reg))
+                                tail=c.get("eps_vs_samples_upper_half"), regime=reg,
+                                family=family))
         parts.append(_cost_part(f"{problem} communication (K={v['K0']}): eps vs {rounds_cost}",
                                 c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w,
                                 t_per_cost=c["t_per_cost"][rounds_cost],
-                                tail=c.get(f"eps_vs_{rounds_cost}_upper_half"), regime=reg))
+                                tail=c.get(f"eps_vs_{rounds_cost}_upper_half"), regime=reg,
+                                family=family))
     return parts
 
 
@@ -1799,7 +1806,7 @@ def judge_rem45(predicted, m):
         p = _cost_part(f"{regime_key} ({label}): eps vs floats per client", f["eps_vs_floats"],
                        predicted[regime_key]["floats per client"]["eps"], v["max_width"],
                        t_per_cost=f["t_per_cost"], tail=f.get("eps_vs_floats_upper_half"),
-                       regime=f.get("regime"))
+                       regime=f.get("regime"), family=2)
         p["reason"] += (f"; d >= eps^-1/2 d_g / K on the whole grid: "
                         f"{f['first_term_dominates']}; share of y floats "
                         f"{f['share_y'][0]:.2f}..{f['share_y'][1]:.2f}")

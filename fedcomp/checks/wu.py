@@ -172,7 +172,7 @@ def _rate_judge(floor: float, floor_reason: str):
                                           floor=floor, floor_reason=floor_reason,
                                           tail=_exponent_fit(up) if up else None,
                                           tail_label=f"upper half of the {over} grid",
-                                          regime=f.get("regime"))
+                                          regime=f.get("regime"), family=2)
             parts.append(verdict.verdict)
             measured[f"exponent_in_{over}"] = {
                 "slope": fit.slope, "interval": [fit.low, fit.high], "r2": fit.r2,

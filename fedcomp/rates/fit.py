@@ -29,6 +29,9 @@ from scipy import stats
 from fedcomp.rates.verdict import Verdict, combine, local_slopes, upper_bound_verdict  # noqa: F401
 
 LEVEL = 0.95
+#: the largest family a fit's intervals are kept for (:meth:`ExponentFit.family_interval`): a
+#: claim of more parts than this gets no interval at its level (its fails are inconclusive)
+FAMILY_MAX = 32
 
 
 @dataclass
@@ -56,6 +59,9 @@ class ExponentFit:
     n_dropped: int = 0
     dropped_x: list = field(default_factory=list)
     n_missing_runs: int = 0
+    # the seed bootstrap's percentile interval at 1 - 0.05/m for m = 1..FAMILY_MAX (None: the
+    # fit has no bootstrap; its interval is the regression's alone, or was given)
+    boot_family: list | None = None
 
     @property
     def width(self) -> float:
@@ -87,6 +93,31 @@ class ExponentFit:
 
     def text(self) -> str:
         return f"{self.slope:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+    def family_interval(self, family: int) -> tuple[float, float]:
+        """The interval at the level of a family of `family` comparisons, 1 - 0.05/family
+        (Bonferroni; at 1, (low, high)): the union of the bootstrap's percentile interval and
+        the regression's, as (low, high) is at 95 %. (-inf, inf) when it cannot be computed:
+        a family larger than FAMILY_MAX, or a fit without the bootstrap's tails."""
+        if not (isinstance(family, int) and family >= 1):
+            raise ValueError(f"family must be an integer >= 1, got {family!r}")
+        if family == 1:
+            return self.low, self.high
+        alpha = (1 - LEVEL) / family
+        if self.n_points > 2 and math.isfinite(self.stderr):
+            tq = float(stats.t.ppf(1 - alpha / 2, self.n_points - 2))
+            reg = (self.slope - tq * self.stderr, self.slope + tq * self.stderr)
+        else:
+            reg = (-math.inf, math.inf)
+        if self.boot_family is None:
+            # the interval is the regression's alone (fit_deterministic) or was given: only the
+            # former can be widened
+            alone = (self.boot_low, self.boot_high) == (self.reg_low, self.reg_high)
+            return reg if alone else (-math.inf, math.inf)
+        if family > len(self.boot_family):
+            return -math.inf, math.inf
+        b_lo, b_hi = self.boot_family[family - 1]
+        return min(b_lo, reg[0]), max(b_hi, reg[1])
 
     def losses(self) -> str:
         """'' when nothing was left out, else a sentence saying what (for verdicts)."""
@@ -243,8 +274,12 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
     q = (1 - LEVEL) / 2
     if n_seeds > 1 and len(boot) >= max(20, n_boot // 2):
         boot_low, boot_high = (float(z) for z in np.quantile(boot[:, 1], [q, 1 - q]))
+        qs = q / np.arange(1, FAMILY_MAX + 1)
+        lows, highs = np.quantile(boot[:, 1], qs), np.quantile(boot[:, 1], 1 - qs)
+        boot_family = [[float(a_), float(b_)] for a_, b_ in zip(lows, highs)]
     else:
         boot_low, boot_high = -math.inf, math.inf
+        boot_family = [[-math.inf, math.inf]] * FAMILY_MAX
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -256,7 +291,7 @@ def fit_statistic(x, statistic, n_seeds: int, n_boot: int = 2000, seed: int = 0,
                       reg_high=float(reg_high), stderr=stderr, r2=float(r2), n_points=int(n),
                       n_seeds=n_seeds, x=x.tolist(), y_mean=full.tolist(),
                       y_low=y_low.tolist(), y_high=y_high.tolist(),
-                      n_dropped=len(dropped), dropped_x=dropped)
+                      n_dropped=len(dropped), dropped_x=dropped, boot_family=boot_family)
     return (fit, boot) if return_boot else fit
 
 

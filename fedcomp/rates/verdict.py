@@ -130,11 +130,33 @@ def _dropped_note(fit) -> str:
     return f" ({lost})" if lost else ""
 
 
+def _family_refutes(fit, family: int, excludes) -> tuple[bool, str]:
+    """Whether a part whose 95 % interval excludes the prediction still does at the level of
+    its claim's family, 1 - 0.05/`family` (Bonferroni over the claim's parts: the claim fails
+    when any part does, so a fail must hold at the family's level), and the words saying so.
+    ``excludes(low, high)``: the part's own test on an interval."""
+    if family == 1:
+        return True, ""
+    lo, hi = fit.family_interval(family)
+    at = (f"at 1 - 0.05/{family} over the claim's {family} parts the interval is "
+          f"[{lo:+.3f}, {hi:+.3f}]")
+    if excludes(lo, hi):
+        return True, f"; {at}: it still does"
+    return False, f"{at}, which does not: not refuted at the claim's level"
+
+
+def _check_family(family) -> None:
+    if not (isinstance(family, int) and not isinstance(family, bool) and family >= 1):
+        raise ValueError(f"family must be an integer >= 1 (the claim's number of parts), got "
+                         f"{family!r}")
+
+
 def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance: float = 0.0,
                         floor: float | None = None, floor_reason: str = "",
                         min_points: int = 3, tail=None,
                         tail_label: str = "upper half of the grid",
-                        margin: float = RATE_MARGIN, regime: dict | None = None) -> Verdict:
+                        margin: float = RATE_MARGIN, regime: dict | None = None,
+                        family: int = 1) -> Verdict:
     """Verdict for "y <= C x^predicted as x grows" (module docstring).
 
     Parameters
@@ -165,15 +187,23 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         The grid's :func:`regime` (a rate in T): a pass on a run shown to drift at the end of
         the grid is inconclusive (:func:`regime_checked_verdict`), and the regime is reported
         beside the verdict either way.
+    family : int >= 1
+        The number of parts of the claim this exponent is one of: a fail needs the interval at
+        1 - 0.05/family (:meth:`~fedcomp.rates.fit.ExponentFit.family_interval`) to lie above
+        the prediction too; one that does so at 95 % only is inconclusive. A pass is judged at
+        95 % (every part must pass: no correction needed).
     """
+    _check_family(family)
     if regime is not None:
         return regime_checked_verdict(
             upper_bound_verdict(fit, predicted, max_width=max_width, tolerance=tolerance,
                                 floor=floor, floor_reason=floor_reason, min_points=min_points,
-                                tail=tail, tail_label=tail_label, margin=margin), regime)
+                                tail=tail, tail_label=tail_label, margin=margin,
+                                family=family), regime)
     if tail is not None:
         kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
-                  floor_reason=floor_reason, min_points=min_points, margin=margin)
+                  floor_reason=floor_reason, min_points=min_points, margin=margin,
+                  family=family)
         whole, end = (upper_bound_verdict(fit, predicted, **kw),
                       upper_bound_verdict(tail, predicted, **kw))
         if (whole.verdict == "pass" and end.verdict == "inconclusive" and floor is not None
@@ -202,8 +232,12 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
     if not (math.isfinite(fit.low) and math.isfinite(fit.high)):
         return Verdict("inconclusive", f"{iv}: the interval is not finite")
     if fit.low > predicted + tolerance:
+        held, text = _family_refutes(fit, family, lambda lo, hi: lo > predicted + tolerance)
+        if not held:
+            return Verdict("inconclusive", f"{iv}: the interval lies above the prediction for "
+                                           f"this part alone, but {text}")
         return Verdict("fail", f"{iv}: the measured decay is slower than the bound allows "
-                               f"(the interval lies above the prediction)")
+                               f"(the interval lies above the prediction){text}")
     if fit.high - fit.low > max_width:
         return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
     why_floor = f"the fastest any method of this class can reach in the bound's regime " \
@@ -281,10 +315,13 @@ def tail_checked_verdict(whole: Verdict, tail: Verdict | None,
 
 
 def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
-                     min_points: int = 3, margin: float = RATE_MARGIN) -> Verdict:
-    """Verdict for an exponent claimed exactly: fail when the interval excludes it, pass when it
-    contains it and lies within predicted +- `margin` (:data:`RATE_MARGIN`), inconclusive
-    otherwise (too few points, a non-finite number, too wide an interval)."""
+                     min_points: int = 3, margin: float = RATE_MARGIN,
+                     family: int = 1) -> Verdict:
+    """Verdict for an exponent claimed exactly: fail when the interval excludes it (at the
+    family's level too, as :func:`upper_bound_verdict`'s `family`), pass when it contains it
+    and lies within predicted +- `margin` (:data:`RATE_MARGIN`), inconclusive otherwise (too
+    few points, a non-finite number, too wide an interval)."""
+    _check_family(family)
     iv = f"slope {_fit_text(fit)} (95 % interval), predicted {predicted:+.3f}"
     iv += _dropped_note(fit)
     if fit.n_points < min_points:
@@ -293,7 +330,11 @@ def exponent_verdict(fit, predicted: float, max_width: float = 0.4,
         return Verdict("inconclusive", f"{iv}: a number compared is not finite")
     if fit.low > predicted or fit.high < predicted:
         side = "slower" if fit.low > predicted else "faster"
-        return Verdict("fail", f"{iv}: the interval excludes the prediction ({side})")
+        held, text = _family_refutes(fit, family, lambda lo, hi: lo > predicted or hi < predicted)
+        if not held:
+            return Verdict("inconclusive", f"{iv}: the interval excludes the prediction ({side}) "
+                                           f"for this part alone, but {text}")
+        return Verdict("fail", f"{iv}: the interval excludes the prediction ({side}){text}")
     if fit.high - fit.low > max_width:
         return Verdict("inconclusive", f"{iv}: interval wider than {max_width:g}")
     if fit.low < predicted - margin or fit.high > predicted + margin:

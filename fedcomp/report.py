@@ -451,7 +451,7 @@ class _Figures:
         from fedcomp.figures import style
         self.drawn[plot.name] = list(ids)
         verdicts = {c: shown_verdict(self.rows[c]) for c in ids}
-        labels = {c: badge_label(self.rows[c]) for c in ids}
+        labels = {c: badge_label(self.rows[c], plot.panel) for c in ids}
         key = self._guarded(plot, ids, style.plot_key, plot, labels)
         if key is False:
             return
@@ -675,15 +675,25 @@ def shown_verdict(row) -> str:
     return row["verdict"] if row["status"] == "checked" else "not-checked"
 
 
-def badge_label(row) -> str:
+def badge_label(row, panel: str = "") -> str:
     """The verdict as a figure's badge shows it: a claim that fails only through a statement it
     contains (its own check did not fail, ``fails_through``) names that claim, since its own
     figure may well confirm what it measured; a self-check or an inference says so, as
-    :func:`shown_label` (a sensitivity run's badge is never taken for the paper's figure's)."""
+    :func:`shown_label` (a sensitivity run's badge is never taken for the paper's figure's). A
+    figure of one part (:attr:`fedcomp.figures.Plot.panel`) adds that part's own verdict, read
+    from the row's measured parts, or that the panel is not judged."""
+    from fedcomp.figures import NOT_JUDGED
     v = shown_verdict(row)
     if row.get("fails_through") and str(row.get("detail", "")).startswith("fails through "):
         v += f" through {', '.join(row['fails_through'])}"
-    return v + _subject_suffix(row)
+    v += _subject_suffix(row)
+    if panel == NOT_JUDGED:
+        return f"{v}; this panel: reported, not judged"
+    measured = row.get("measured")
+    parts = measured.get("parts") if isinstance(measured, dict) else None
+    hits = [p for p in parts or [] if isinstance(p, dict)
+            and str(p.get("part", "")).startswith(panel) and p.get("verdict")] if panel else []
+    return f"{v}; this panel: {hits[0]['verdict']}" if len(hits) == 1 else v
 
 
 def shown_label(row) -> str:

@@ -651,6 +651,20 @@ def test_a_badge_names_the_claim_a_verdict_fails_through():
     own = {**row, "detail": "slope ...; it also fails through fedcomp.test-cor: ..."}
     assert badge_label(own) == "fail"
     assert badge_label({"verdict": "pass", "status": "checked"}) == "pass"
+    # a figure of one part adds that part's verdict (a part that passes is never shown under
+    # its claim's fail alone); a panel reported beside the verdict says it is not judged
+    from fedcomp.figures import NOT_JUDGED
+    from fedcomp.figures.style import VERDICT_COLOURS, badge_colour
+    parts = {"verdict": "inconclusive", "status": "checked", "measured": {"parts": [
+        {"part": "LQ E||grad||^2 vs T (K=8)", "verdict": "inconclusive"},
+        {"part": "LQ-residual E||grad||^2 vs T (K=8)", "verdict": "pass"}]}}
+    assert badge_label(parts, "LQ-residual E||grad||^2 vs T") == \
+        "inconclusive; this panel: pass"
+    assert badge_label(parts, "LQ E||grad||^2 vs T") == "inconclusive; this panel: inconclusive"
+    assert badge_label(parts, "KL-DRO") == badge_label(parts) == "inconclusive"
+    assert badge_label(parts, NOT_JUDGED) == "inconclusive; this panel: reported, not judged"
+    assert badge_colour("inconclusive; this panel: pass") == VERDICT_COLOURS["inconclusive"]
+    assert badge_colour("fail through x") == VERDICT_COLOURS["fail"]
     # a sensitivity run's badge is never taken for the paper's figure's (audit 5, item 10)
     assert badge_label({"verdict": "inconclusive", "status": "checked",
                         "subject": "inference"}) == "inconclusive (fedcomp's inference)"

@@ -22,17 +22,26 @@ class Plot:
     ``draw()``: builds the matplotlib Figure from data the check measured or judged, without the
     verdict (the report adds it, :func:`fedcomp.figures.style.verdict_badge`); ``claims``: the
     ids of the claims it is evidence for; empty: every claim judged on the measurement that
-    returned it."""
+    returned it. ``panel``: for a figure of one part of a claim, the start of that part's label
+    in the claim's measured parts (its badge then adds the part's own verdict: a part that
+    passes is never shown under its claim's fail alone), or :data:`NOT_JUDGED` for a panel the
+    verdict reports beside itself without judging it; "" (default): the claim as a whole."""
     name: str
     draw: Callable[[], Any]
     claims: tuple = ()
+    panel: str = ""
 
     def __post_init__(self):
         if not isinstance(self.claims, tuple):
             object.__setattr__(self, "claims", tuple(self.claims))
 
 
-def plot(name: str, draw: Callable, *args, claims=(), **kw) -> Plot:
-    """The Plot ``name`` that draws ``draw(*args, **kw)`` (evidence for `claims`)."""
+#: the :attr:`Plot.panel` of a panel its claim's verdict reports but does not judge
+NOT_JUDGED = "(reported, not judged)"
+
+
+def plot(name: str, draw: Callable, *args, claims=(), panel: str = "", **kw) -> Plot:
+    """The Plot ``name`` that draws ``draw(*args, **kw)`` (evidence for `claims`; of the part
+    `panel` of them: :class:`Plot`)."""
     import functools
-    return Plot(name, functools.partial(draw, *args, **kw), claims)
+    return Plot(name, functools.partial(draw, *args, **kw), claims, panel)

@@ -170,12 +170,18 @@ def verdict_badge(fig, verdicts) -> None:
         badge = fig.text(0.99, y, verdict, ha="right", va="center", fontsize=9,
                          fontweight="bold", color="white",
                          gid=BADGE_GID if claim is None else f"{BADGE_GID}:{claim}",
-                         bbox={"boxstyle": "round",
-                               "fc": VERDICT_COLOURS.get(str(verdict).split(" ")[0], "#555555"),
-                               "ec": "none"})
+                         bbox={"boxstyle": "round", "fc": badge_colour(verdict), "ec": "none"})
         if claim is not None:
             left = badge.get_window_extent(renderer).x0 / fig.dpi / w
             fig.text(left - 0.015, y, claim, ha="right", va="center", fontsize=8)
+
+
+def badge_colour(label) -> str:
+    """The colour of a badge: its verdict's, the first word of its text ("fail through X",
+    "inconclusive; this panel: pass"); grey for another text."""
+    import re
+    m = re.match(r"[a-z-]+", str(label))
+    return VERDICT_COLOURS.get(m.group(0) if m else "", "#555555")
 
 
 def badges(fig) -> dict:

@@ -148,13 +148,15 @@ def _run(name: str, profile: str, out_dir: Path):
     return sw.run(Path(out_dir) / "data" / f"{profile}-{name}")
 
 
-def _plot(claims, what: str, draw: str, *args, **kw):
+def _plot(claims, what: str, draw: str, *args, panel: str = "", **kw):
     """The figure `draw` (a function of :mod:`fedcomp.figures.rates`) of `args`, as a Plot of
-    `claims` (one id or a tuple; the first names the file): drawn by verify with their verdicts."""
+    `claims` (one id or a tuple; the first names the file): drawn by verify with their verdicts
+    (and the verdict of their part `panel`: :class:`fedcomp.figures.Plot`)."""
     from fedcomp.figures import plot
     from fedcomp.figures import rates as R
     claims = (claims,) if isinstance(claims, str) else tuple(claims)
-    return plot(f"figures/{claims[0]}-{what}.png", getattr(R, draw), *args, claims=claims, **kw)
+    return plot(f"figures/{claims[0]}-{what}.png", getattr(R, draw), *args, claims=claims,
+                panel=panel, **kw)
 
 
 # --- measurements -------------------------------------------------------------------------------
@@ -214,9 +216,9 @@ def _costs(summary, P, label, info, with_speedup):
         c["samples_per_client_to_eps"] = teps
 
 
-def _fig_rate(summary, claim, what, over, fixed, title):
+def _fig_rate(summary, claim, what, over, fixed, title, panel=""):
     return _plot(claim, what, "rate_plot", summary, over=over, predicted=-0.5, title=title,
-                 **fixed)
+                 panel=panel, **fixed)
 
 
 def measure_feddro(profile: str, out_dir: Path) -> dict:
@@ -246,23 +248,27 @@ def measure_feddro(profile: str, out_dir: Path) -> dict:
     cor = ("khanduri.cor4.4", "khanduri.cor4.4.model-rounds")
     figs = [
         _fig_rate(lq, c, "lq-T", "T", {"K": K0},
-                  "FedDRO (Thm 4.3), LQ d=10, d_g=5 (g(x*) = 0), noisy heterogeneous clients"),
+                  "FedDRO (Thm 4.3), LQ d=10, d_g=5 (g(x*) = 0), noisy heterogeneous clients",
+                  panel="LQ E||grad||^2 vs T"),
         _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
-                  "FedDRO (Thm 4.3), LQ d=10, d_g=5: exponent in K"),
+                  "FedDRO (Thm 4.3), LQ d=10, d_g=5: exponent in K", panel="LQ E||grad||^2 vs K"),
         _fig_rate(res, c, "lq-residual-T", "T", {"K": K0},
-                  "FedDRO (Thm 4.3), LQ d=4, d_g=8 (g(x*) != 0)"),
+                  "FedDRO (Thm 4.3), LQ d=4, d_g=8 (g(x*) != 0)",
+                  panel="LQ-residual E||grad||^2 vs T"),
         _fig_rate(kl, c, "kl-T", "T", {"K": K0},
                   "FedDRO, KL-DRO logistic regression (Assumption 3.2 holds on bounded sets "
-                  "only: judged on where the runs end)"),
+                  "only: judged on where the runs end)", panel="KL-DRO E||grad||^2 vs T"),
         _plot(cor, "speedup", "speedup_plot", lq,
-              title="FedDRO: samples per client to reach eps"),
+              title="FedDRO: samples per client to reach eps", panel="linear speed-up"),
         # model rounds are khanduri.cor4.4.model-rounds' cost; Definition 3.7's exchanges,
         # khanduri.cor4.4's, have their own figure (the next one)
         _plot(cor[1], "rounds", "cost_plot", {"model rounds": lq}, "rounds",
-              {"model rounds": 1.5}, title="FedDRO: model rounds against 1/eps (LQ)", K=K0),
+              {"model rounds": 1.5}, title="FedDRO: model rounds against 1/eps (LQ)", K=K0,
+              panel="LQ communication"),
         _plot(cor[0], "exchanges", "cost_plot", {"Definition 3.7 exchanges": _exchanges(lq)},
               "exchanges", {"Definition 3.7 exchanges": 1.5},
-              title="FedDRO: client-server exchanges (Definition 3.7) against 1/eps", K=K0),
+              title="FedDRO: client-server exchanges (Definition 3.7) against 1/eps", K=K0,
+              panel="LQ communication"),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res), _diverged(kl)) if x)
     return {"values": {"rates": rates, "costs": costs, "bias_probe": probes, "K0": K0,
@@ -285,7 +291,8 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
     _t_fit(res, P, "LQ-residual", rates)
     probe = bias_probe(_lq(4, 8)(P["K0"]), algorithm="feddro-literal")
     figs = [_fig_rate(res, "khanduri.thm4.3.literal", "lq-residual-T", "T",
-                      {"K": P["K0"]}, "FedDRO with (8) read literally, LQ d=4, d_g=8")]
+                      {"K": P["K0"]}, "FedDRO with (8) read literally, LQ d=4, d_g=8",
+                      panel="LQ-residual E||grad||^2 vs T")]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res)) if x)
     return {"values": {"rates": rates, "bias_probe": {"feddro-literal": probe}, "K0": P["K0"],
                        "max_width": P["max_width"]},
@@ -311,20 +318,22 @@ def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
     _t_fit(outside, P, "LQ-Jacobian-heterogeneity", rates)
     costs: dict = {}
     _costs(lq, P, "LQ", costs, with_speedup=True)
+    from fedcomp.figures import NOT_JUDGED
     K0, c = P["K0"], "khanduri.thm5.2"
     figs = [
         _fig_rate(lq, c, "lq-T", "T", {"K": K0},
                   "DS-FedDRO (Thm 5.2 schedule as printed), LQ with only b_k heterogeneous "
-                  "(Assumption 5.1)"),
+                  "(Assumption 5.1)", panel="LQ E||grad||^2 vs T"),
         _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
-                  "DS-FedDRO (Thm 5.2 as printed): exponent in K"),
+                  "DS-FedDRO (Thm 5.2 as printed): exponent in K", panel="LQ E||grad||^2 vs K"),
         _fig_rate(eff, c, "diagnostic-T", "T", {"K": K0},
                   "DS-FedDRO diagnostic: gamma_x = gamma_y = 0.25 sqrt(K I) (not the printed "
-                  "schedule; reported, not judged)"),
+                  "schedule; reported, not judged)", panel=NOT_JUDGED),
         _plot("khanduri.cor5.3", "speedup", "speedup_plot", lq,
-              title="DS-FedDRO: samples per client to reach eps"),
+              title="DS-FedDRO: samples per client to reach eps", panel="linear speed-up"),
         _plot("khanduri.cor5.3", "rounds", "cost_plot", {"DS-FedDRO": lq}, "rounds",
-              {"DS-FedDRO": 1.0}, title="DS-FedDRO: rounds against 1/eps", K=K0),
+              {"DS-FedDRO": 1.0}, title="DS-FedDRO: rounds against 1/eps", K=K0,
+              panel="LQ communication"),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(eff), _diverged(outside)) if x)
     return {"values": {"rates": rates, "costs": costs, "K0": K0, "Tmax": max(P["Ts"]),

@@ -76,7 +76,7 @@ PROFILES = ("quick", "full")
 JSON_FIELDS = ("id", "paper_key", "verdict", "status", "kind", "subject", "reading",
                "depends_on", "premise", "entails", "entails_parts", "fails_through",
                "rests_on_failed", "predicted", "predicted_by",
-               "measured", "detail", "interval", "figures", "seconds")
+               "measured", "detail", "interval", "figures", "panels", "seconds")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -572,7 +572,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
             if c.check is None:
                 row.update(verdict="inconclusive", measured=None, interval=None, figures=[],
                            detail=f"not checked: {c.not_checked}", seconds=0.0,
-                           fails_through=[],
+                           fails_through=[], panels={},
                            cpu_seconds=0.0, rests_on_failed=_rests_on_failed(c, by_id)[2])
             else:
                 print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
@@ -581,7 +581,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
                 print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
                       file=log, flush=True)
                 row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,
-                           fails_through=list(res.fails_through),
+                           fails_through=list(res.fails_through), panels=dict(res.panels),
                            interval=list(res.interval) if res.interval is not None else None,
                            figures=figures.names(c, res.figures), seconds=round(secs, 2),
                            cpu_seconds=round(cpu, 2), rests_on_failed=rests)
@@ -680,8 +680,9 @@ def badge_label(row, panel: str = "") -> str:
     contains (its own check did not fail, ``fails_through``) names that claim, since its own
     figure may well confirm what it measured; a self-check or an inference says so, as
     :func:`shown_label` (a sensitivity run's badge is never taken for the paper's figure's). A
-    figure of one part (:attr:`fedcomp.figures.Plot.panel`) adds that part's own verdict, read
-    from the row's measured parts, or that the panel is not judged."""
+    figure of one part (:attr:`fedcomp.figures.Plot.panel`) adds that part's own verdict (the
+    row's ``panels``, else the measured part whose label starts with it), or that the panel is
+    not judged."""
     from fedcomp.figures import NOT_JUDGED
     v = shown_verdict(row)
     if row.get("fails_through") and str(row.get("detail", "")).startswith("fails through "):
@@ -689,6 +690,8 @@ def badge_label(row, panel: str = "") -> str:
     v += _subject_suffix(row)
     if panel == NOT_JUDGED:
         return f"{v}; this panel: reported, not judged"
+    if panel and panel in (row.get("panels") or {}):
+        return f"{v}; this panel: {row['panels'][panel]}"
     measured = row.get("measured")
     parts = measured.get("parts") if isinstance(measured, dict) else None
     hits = [p for p in parts or [] if isinstance(p, dict)

@@ -99,6 +99,10 @@ def test_a_panel_says_which_pairs_divergence_left_undecided(monkeypatch, tmp_pat
     r = c.judge({"ordering": ["A", ">", "B", ">", "C"]}, c.measure("quick", tmp_path))
     assert "A > B (avg_client_accuracy): runs diverged" in r.detail
     assert "B > C (avg_client_accuracy): B diverged in every seed" in r.detail
+    # the figure's panel (one cell and metric) has the verdict of its own pairs, which its
+    # badge shows beside the claim's (report.badge_label)
+    assert fig.panel == "ordering||avg_client_accuracy"
+    assert r.panels == {fig.panel: "fail"}
 
 
 def test_the_divergence_note_appears_only_where_an_arm_diverged(monkeypatch, tmp_path):

@@ -571,7 +571,7 @@ def test_a_diverged_arm_is_crossed_where_it_diverged_and_dashed_after():
     dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
     assert len(dashed) == 1 and list(dashed[0].get_xdata()) == [0.0, 200.0, 400.0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("diverged at t = 10 in seed 5; dashed: mean of the 8 other seeds" in x
-               for x in labels), labels
+    assert any("diverged at t = 10 in seed 5; dashed: mean of the seeds not yet diverged, 8 at "
+               "the end" in x for x in labels), labels
     assert "pairs with LocalSCGDAM undecided here" in ax.get_title()
     plt.close(fig)

@@ -79,6 +79,9 @@ class CheckResult:
     bounds: list = field(default_factory=list)
     #: the claims it fails through (set by verify's dependency rule: Claim.entails)
     fails_through: list = field(default_factory=list)
+    #: {panel: verdict} of the parts its figures show one by one (fedcomp.figures.Plot.panel:
+    #: a badge shows the part's verdict beside the claim's)
+    panels: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:

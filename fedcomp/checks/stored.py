@@ -195,7 +195,8 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     x="round" if points == "rounds" else "t",
                     diverged=shown_div, compare_at=common if points == "rounds" else None,
                     labels=_legend_labels(arms, cell),
-                    note=_panel_note(shown_div, len(stored_c.seeds))))
+                    note=_panel_note(shown_div, len(stored_c.seeds)),
+                    panel=_panel(key, cell, metric)))
     one = len(set(budgets.values())) == 1
     values["budget"] = (next(iter(budgets.values())) if one else "; ".join(
         f"{cell or 'all arms'}: {b}" for cell, b in budgets.items()))
@@ -224,6 +225,12 @@ def _panel_note(div: dict, n_seeds: int) -> str:
         return ""
     return (f"pairs with {' or '.join(some)} undecided here: "
             f"{'its' if len(some) == 1 else 'their'} runs diverged in some seeds")
+
+
+def _panel(key: str, cell: str, metric: str) -> str:
+    """The :attr:`fedcomp.figures.Plot.panel` of an ordering's figure of one cell and metric
+    (the key of ``CheckResult.panels`` its judge fills)."""
+    return f"{key}|{cell}|{metric}"
 
 
 def _legend_labels(arms: dict, cell: str) -> dict:
@@ -271,10 +278,12 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         order = tiers(predicted[key])
         mapped = {meth for arms in cells.values() for meth in arms}
         parts, reasons, unmeasured = [], [], set()
+        where: list = []     # the panel (_panel) of each part; None for "missing arms"
         pending: list = []   # (label, a by seed, b by seed): the interval comparisons
         diverged = False
         if v.get("missing"):
             parts.append("inconclusive")
+            where.append(None)
             reasons.append(f"no stored runs of {', '.join(v['missing'])}: run `{v['command']}` "
                            "with those arms")
         sign = 1.0 if higher_is_better else -1.0
@@ -290,9 +299,11 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                             name = f"{a} > {lo} ({metric}{', ' + cell if cell else ''})"
                             da, db = meth[a]["diverged"], meth[lo]["diverged"]
                             diverged |= bool(da or db)
+                            panel = _panel(key, cell, metric)
                             if da or db:
                                 verdict, why = divergence_verdict(a, lo, da, db, len(v["seeds"]))
                                 parts.append(verdict)
+                                where.append(panel)
                                 reasons.append(f"{name}: {why}")
                                 continue
                             for pt, va in meth[a]["points"].items():
@@ -303,6 +314,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                        if not math.isfinite(x)]
                                 if bad:
                                     parts.append("inconclusive")
+                                    where.append(panel)
                                     reasons.append(f"{name}: a non-finite value at {pt} "
                                                    "(a run without a value there)")
                                     continue
@@ -313,6 +325,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 pending.append((label, {s: sign * x for s, x in va.items()},
                                                 {s: sign * x for s, x in vb.items()}))
                                 parts.append(len(pending) - 1)
+                                where.append(panel)
                                 reasons.append(len(pending) - 1)
                             sa, sb = meth[a].get("start"), meth[lo].get("start")
                             if sa and sb and all(map(math.isfinite, [*sa.values(),
@@ -321,7 +334,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                                 reasons.append(f"the head start of {a} over {lo} at t = 0 (not "
                                                f"judged): {hs.mean:+.4g} [{hs.low:+.4g}, "
                                                f"{hs.high:+.4g}] over {hs.n} seeds")
-        return parts, reasons, pending, unmeasured, diverged
+        return parts, reasons, pending, unmeasured, diverged, where
 
     def comparisons(predicted, m: Measurement) -> int:
         """The check's family: every (pair, evaluation point) the ordering compares, those
@@ -338,10 +351,13 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         v = m.values
         if not v["present"]:
             return _absent(predicted, v)
-        parts, reasons, pending, unmeasured, diverged = compare(predicted, v)
+        parts, reasons, pending, unmeasured, diverged, where = compare(predicted, v)
         family = max(1, _own_family(parts, v) if family is None else family)
         judged = [paired_ordering_verdict(label, a_, b_, family) for label, a_, b_ in pending]
         parts = [judged[p].verdict if isinstance(p, int) else p for p in parts]
+        # each figure's panel (one cell and metric): the verdict of its own pairs
+        panels = {pn: combine([p for p, w in zip(parts, where) if w == pn])
+                  for pn in dict.fromkeys(w for w in where if w is not None)}
         reasons = [judged[r].reason if isinstance(r, int) else r for r in reasons
                    if not (isinstance(r, int) and points == "all"
                            and judged[r].verdict == "pass")]
@@ -358,7 +374,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
             detail += f"; {v['note']}"
         if diverged and divergence_note:
             detail += f"; {divergence_note}"
-        return CheckResult(verdict, predicted, v["cells"], detail)
+        return CheckResult(verdict, predicted, v["cells"], detail, panels=panels)
 
     measure = Measure(_measure_ordering, experiment, metrics, cells, paper_budget, note, points,
                       key, name=f"stored[{experiment}]",
@@ -558,7 +574,8 @@ def joint_check(*checks: Check) -> Check:
         return CheckResult(combine([r.verdict for r in rs]), predicted,
                            [r.measured for r in rs],
                            " || ".join(f"part {i + 1} ({r.verdict}): {r.detail}"
-                                       for i, r in enumerate(rs)))
+                                       for i, r in enumerate(rs)),
+                           panels={k: pv for r in rs for k, pv in r.panels.items()})
 
     parts = tuple(c.measure for c in checks)
     measure = Measure(_measure_joint, parts,

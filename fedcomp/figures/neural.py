@@ -18,9 +18,10 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
     x : "t" (iterations) or "round" (communication rounds: arms with different local steps
         compared after the same number of rounds)
     diverged : {arm: {seed: iteration}}. An arm that diverged is named so in the legend (with
-        its iterations and seeds) and marked with a cross where its first seed diverged; from
-        there its line is dashed, the mean of the seeds that remain (the legend says how many),
-        so a mean of survivors is never drawn as the arm's whole curve.
+        its iterations and seeds) and marked with a cross where each seed diverged; from the
+        first its line is dashed, the mean of the seeds not yet diverged (the legend says how
+        many remain at the end), so a mean of survivors is never drawn as the arm's whole
+        curve.
     compare_at : where the verdict compares the arms (a dashed vertical line), if at one point
     labels : {arm: legend label} where it differs from the arm (a setting: "ComFedL (gamma=2)")
     note : a second title line (what the verdict could not judge on this panel)
@@ -51,15 +52,16 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
             label += (f" (diverged at t = {', '.join(str(i) for i in its)} in seed"
                       f"{'s' if len(diverged[arm]) > 1 else ''} "
                       f"{', '.join(str(s) for s in sorted(diverged[arm]))}")
-            label += (f"; dashed: mean of the {int(n[cut:].min())} other seeds)"
+            label += (f"; dashed: mean of the seeds not yet diverged, {int(n[-1])} at the end)"
                       if cut < len(rs) else ")")
         ax.plot(xs[:cut], mean[:cut], color=c, lw=1.4, marker=mk, ms=4, label=label)
         if cut < len(rs):
             lo = max(cut - 1, 0)
             ax.plot(xs[lo:], mean[lo:], color=c, lw=1.2, ls="--", marker=mk, ms=3, mfc="none")
-        if arm in diverged:
-            ax.plot([np.interp(first, ts, xs)], [np.interp(first, ts, mean)], color=c,
-                    marker="x", ms=10, mew=2, ls="none")
+        if arm in diverged:     # a cross where each seed diverged
+            its = sorted(set(diverged[arm].values()))
+            ax.plot(np.interp(its, ts, xs), np.interp(its, ts, mean), color=c, marker="x",
+                    ms=10, mew=2, ls="none")
         low = np.array([r["low"] for r in rs], dtype=float)
         high = np.array([r["high"] for r in rs], dtype=float)
         ok = np.isfinite(low) & np.isfinite(high)

@@ -171,7 +171,7 @@ def speedup_plot(table, predicted: float = -1.0, title: str = "", quantity: str 
     fig, ax = plt.subplots(figsize=(6, 4.2))
     if fit is None:
         # nothing to fit: the per-K curves show why (no level that two K's curves both reach)
-        from fedcomp.rates.analysis import mean_curves
+        from fedcomp.rates.analysis import mean_curves, no_common_level
         Ks, Ts, m = mean_curves(summary, quantity)
         for i, k in enumerate(Ks):
             ok = np.isfinite(m[i]) & (m[i] > 0)
@@ -180,8 +180,9 @@ def speedup_plot(table, predicted: float = -1.0, title: str = "", quantity: str 
         ax.set_yscale("log")
         ax.set_xlabel("T (samples per client)")
         ax.set_ylabel(f"{quantity} (mean over seeds)")
-        title = (f"{title} -- no level of {quantity} reached by two K on the grid: the speed-up "
-                 "is not measured (this part is inconclusive)")
+        why = (no_common_level(summary, quantity) if not math.isfinite(eps) else
+               f"eps = {eps:.3g} is reached by fewer than two K")
+        title = f"{title} -- {why}: the speed-up is not measured (this part is inconclusive)"
     else:
         x = np.array(fit.x)
         yerr = np.abs(np.array([fit.y_low, fit.y_high]) - np.array(fit.y_mean))

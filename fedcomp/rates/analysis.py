@@ -95,6 +95,22 @@ def target_eps(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> float:
     return float(math.sqrt(lo * hi))
 
 
+def no_common_level(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> str:
+    """Why :func:`target_eps` found no level (its rule: one that every K's curve of seed means
+    reaches on the grid), with the numbers: the highest of the K's lowest means against the
+    lowest of their highest."""
+    Ks, Ts, m = mean_curves(summary, quantity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lowest, highest = np.nanmin(m, axis=1), np.nanmax(m, axis=1)
+    if not (np.isfinite(lowest).any() and np.isfinite(highest).any()):
+        return f"no level of {quantity} that every K reaches: no K has a finite mean"
+    i, j = int(np.nanargmax(lowest)), int(np.nanargmin(highest))
+    return (f"no level of {quantity} that every K's curve reaches on the grid: K = {Ks[i]} "
+            f"never falls below {lowest[i]:.3g}, K = {Ks[j]} never rises above "
+            f"{highest[j]:.3g}")
+
+
 def speedup(summary: pd.DataFrame, eps: float | None = None, quantity: str = "avg_grad_sq",
             return_boot: bool = False):
     """Fit of T_eps (samples per client to reach eps) against K, and eps.

@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.rates import schedules as S
-from fedcomp.rates.analysis import cost_grid, exponent, paired_ratio_fit, speedup, t_per_cost
+from fedcomp.rates.analysis import (cost_grid, exponent, no_common_level, paired_ratio_fit,
+                                    speedup, t_per_cost)
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
@@ -213,6 +214,8 @@ def _costs(summary, P, label, info, with_speedup):
         fit, eps, teps = speedup(s)
         c["speedup"] = fit
         c["speedup_eps"] = eps
+        if not math.isfinite(eps):
+            c["speedup_why_not"] = no_common_level(s)
         c["samples_per_client_to_eps"] = teps
 
 

@@ -184,3 +184,22 @@ def test_theorem_b_floor_is_reported_not_judged(cid, measured):
     r2 = c.judge(Measurement(values={**m.values, "b": {**m.values["b"], "fit": flat}},
                              detail=m.detail))
     assert r2.verdict == r.verdict
+
+
+def test_an_undetected_bias_is_no_evidence_of_none(measured):
+    """huang.sec3.biased: a bias beyond 5 standard errors is shown; 'unbiased' is shown only by
+    a bias below 1 % of ||grad F^i|| with 5 standard errors to spare; between, nothing is
+    (inconclusive: a bias merely not detected refutes nothing; audit 6, item 10)."""
+    import copy
+
+    from fedcomp.checks.core import Measurement
+    c = checks.get("huang.sec3.biased")
+    m = measured(c)
+    assert c.check.judge(c.predicted, m).verdict == "pass"
+    v = copy.deepcopy(m.values)
+    r1 = v["rows"][0]
+    r1.update(bias_norm=0.003 * r1["grad_norm"], se_norm=0.002 * r1["grad_norm"])
+    r = c.check.judge(c.predicted, Measurement(values=v))
+    assert r.verdict == "inconclusive" and "neither shown" in r.detail
+    r1.update(bias_norm=1e-4 * r1["grad_norm"], se_norm=1e-4 * r1["grad_norm"])
+    assert c.check.judge(c.predicted, Measurement(values=v)).verdict == "fail"

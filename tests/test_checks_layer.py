@@ -521,6 +521,31 @@ def test_convergence_is_not_judged_on_points_that_lost_runs(measured):
     assert "2 run(s) diverged or missing" in r.detail and "last three points lost runs" in r.detail
 
 
+def test_convergence_is_refuted_only_at_the_claims_level(measured):
+    """khanduri.thm4.2 fails when an interval lies at or above 0 (the curve stops decreasing)
+    at 1 - 0.05/m, m its two intervals per problem: one at or above 0 at 95 % alone is
+    inconclusive (audit 6, item 1)."""
+    import copy
+    import dataclasses
+    c = checks.get("khanduri.thm4.2")
+    m = measured(c)
+    v = copy.copy(m.values)
+    v["rates"] = {p: dict(e) for p, e in m.values["rates"].items()}
+    first = next(iter(v["rates"]))
+    last = v["rates"][first]["T_last3"]
+    fam = 2 * len(v["rates"])
+
+    def judged(family_low):
+        v["rates"][first]["T_last3"] = dataclasses.replace(
+            last, slope=0.05, low=0.01, high=0.09, n_missing_runs=0, n_dropped=0,
+            dropped_x=[], stderr=0.0, boot_family=[[0.01, 0.09]] + [[family_low, 0.12]] * 31)
+        return c.check.judge(c.predicted, Measurement(values=v, detail=m.detail))
+    r = judged(-0.02)
+    assert r.verdict == "inconclusive" and f"1 - 0.05/{fam}" in r.detail, r.detail
+    assert "not at that level" in r.detail
+    assert judged(0.005).verdict == "fail"
+
+
 def _precise(fit, slope, low, high):
     """`fit` moved to slope [low, high], the same interval at every level a claim's family may
     ask for (these tests are about the floor, not the correction over parts)."""

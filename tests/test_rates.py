@@ -685,3 +685,25 @@ def test_a_part_refutes_its_claim_only_at_the_claims_level():
         upper_bound_verdict(fit, -0.45).verdict
     with pytest.raises(ValueError, match="family"):
         upper_bound_verdict(fit, -0.5, family=0)
+
+
+def test_paired_rules_refute_only_at_the_familys_level():
+    """Non-inferiority and equivalence on values paired by seed: a drop (or a difference
+    outside the margin) shown at 95 % but not at 1 - 0.05/family is inconclusive; the pass is
+    unchanged by the family."""
+    from fedcomp.rates.verdict import paired_equivalence_verdict, paired_not_below_verdict
+    rng = np.random.default_rng(2)
+    b = rng.normal(0.8, 0.01, 6)
+    a = b - 0.03 + rng.normal(0, 0.012, 6)      # drops by about 0.03 against a margin of 0.01
+    one = paired_not_below_verdict("a vs b", a, b, margin=0.01)
+    assert one.verdict == "fail"
+    many = paired_not_below_verdict("a vs b", a, b, margin=0.01, family=400)
+    assert many.verdict == "inconclusive" and "1 - 0.05/400" in many.reason
+    assert paired_equivalence_verdict("a vs b", a, b, margin=0.01).verdict == "fail"
+    assert paired_equivalence_verdict("a vs b", a, b, margin=0.01,
+                                      family=400).verdict == "inconclusive"
+    same = b + rng.normal(0, 1e-4, 6)
+    assert paired_not_below_verdict("x", same, b, margin=0.01, family=9).verdict == "pass"
+    assert paired_equivalence_verdict("x", same, b, margin=0.01, family=9).verdict == "pass"
+    with pytest.raises(ValueError, match="family"):
+        paired_not_below_verdict("x", a, b, margin=0.01, family=0)

@@ -236,6 +236,12 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
         if not held:
             return Verdict("inconclusive", f"{iv}: the interval lies above the prediction for "
                                            f"this part alone, but {text}")
+        if floor is not None and floor > predicted + tolerance + margin:
+            # the same fit may read 'outside the regime' against another part's bound: say
+            # why a fail stands here whatever the regime
+            text += (f"; the prediction is itself steeper than {floor:+.3f}, the fastest any "
+                     f"method of this class can reach in the bound's regime, by more than the "
+                     f"margin {margin:g}: no run can meet it, in that regime or before it")
         return Verdict("fail", f"{iv}: the measured decay is slower than the bound allows "
                                f"(the interval lies above the prediction){text}")
     if fit.high - fit.low > max_width:
@@ -754,15 +760,18 @@ def paired_spread_below_verdict(name: str, a, b, fraction: float = 0.9,
                             f"{n} pairs)")
 
 
-def paired_equivalence_verdict(name: str, a, b, margin: float, level: float = 0.05) -> Verdict:
+def paired_equivalence_verdict(name: str, a, b, margin: float, level: float = 0.05,
+                               family: int = 1) -> Verdict:
     """"a and b are alike": the mean of a - b, paired by seed (a pair with a non-finite value is
     left out), lies within +-`margin`, a margin fixed in advance. Two one-sided t tests at
     `level` (TOST: the 1 - 2 `level` interval of the mean difference inside +-margin): pass;
     fail when the two-sided 1 - `level` interval lies wholly outside +-margin (shown not alike);
     inconclusive otherwise or with fewer than two pairs. Non-significance of the difference is
     not evidence of likeness: noisier runs widen the interval and make a pass harder, not
-    easier."""
-    d, lo, hi, lo2, hi2 = _paired_intervals(name, a, b, margin, level)
+    easier. `family`: the claim's number of parts that can fail it; the fail's interval is
+    then at 1 - `level`/family (a pass needs every part: no correction)."""
+    _check_family(family)
+    d, lo, hi, lo2, hi2 = _paired_intervals(name, a, b, margin, level, family)
     if d is None:
         return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
     verdict = ("pass" if -margin < lo and hi < margin
@@ -770,12 +779,22 @@ def paired_equivalence_verdict(name: str, a, b, margin: float, level: float = 0.
     return Verdict(verdict, f"{name}: paired difference {d.mean():+.2g}, "
                             f"{100 * (1 - 2 * level):.3g} % interval [{lo:+.2g}, {hi:+.2g}] "
                             f"against the margin +-{margin:g} ({d.size} pairs, two one-sided "
-                            f"tests at {100 * level:.3g} %)")
+                            f"tests at {100 * level:.3g} %)" + _fail_interval_text(
+                                verdict, lo2, hi2, level, family))
 
 
-def _paired_intervals(name: str, a, b, margin: float, level: float):
-    """(a - b, the 1 - 2 `level` and 1 - `level` t intervals of its mean) over the finite
-    pairs; (None, ...) with fewer than two. A margin that is not a positive number is an
+def _fail_interval_text(verdict, lo2, hi2, level, family) -> str:
+    """The fail side's interval, named when it is a family's (not the 95 % one)."""
+    if family == 1:
+        return ""
+    return (f"; a fail needs the two-sided {100 * (1 - level / family):.4g} % interval (1 - "
+            f"{level:g}/{family} over the claim's {family} parts): [{lo2:+.2g}, {hi2:+.2g}]"
+            + (", which it is" if verdict == "fail" else ""))
+
+
+def _paired_intervals(name: str, a, b, margin: float, level: float, family: int = 1):
+    """(a - b, the 1 - 2 `level` and 1 - `level`/`family` t intervals of its mean) over the
+    finite pairs; (None, ...) with fewer than two. A margin that is not a positive number is an
     error in the caller."""
     from fedcomp.rates.seeds import mean_interval
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
@@ -784,23 +803,27 @@ def _paired_intervals(name: str, a, b, margin: float, level: float):
     if a.size < 2:
         return (None,) * 5
     d = a - b
-    narrow, wide = mean_interval(d, 1 - 2 * level), mean_interval(d, 1 - level)
+    narrow, wide = mean_interval(d, 1 - 2 * level), mean_interval(d, 1 - level / family)
     return d, narrow.low, narrow.high, wide.low, wide.high
 
 
-def paired_not_below_verdict(name: str, a, b, margin: float, level: float = 0.05) -> Verdict:
+def paired_not_below_verdict(name: str, a, b, margin: float, level: float = 0.05,
+                             family: int = 1) -> Verdict:
     """"a is not below b by more than `margin`" (non-inferiority), paired by seed: pass when the
     one-sided 1 - `level` lower bound of the mean of a - b lies above -margin; fail when the
     two-sided 1 - `level` interval lies wholly below -margin (shown to drop by more); else
     inconclusive (and with fewer than two finite pairs). As for
-    :func:`paired_equivalence_verdict`, noise makes a pass harder, not easier."""
-    d, lo, _, lo2, hi2 = _paired_intervals(name, a, b, margin, level)
+    :func:`paired_equivalence_verdict`, noise makes a pass harder, not easier; `family` as
+    there (the fail's interval at 1 - `level`/family)."""
+    _check_family(family)
+    d, lo, _, lo2, hi2 = _paired_intervals(name, a, b, margin, level, family)
     if d is None:
         return Verdict("inconclusive", f"{name}: fewer than two finite pairs")
     verdict = "pass" if lo > -margin else "fail" if hi2 < -margin else "inconclusive"
     return Verdict(verdict, f"{name}: paired difference {d.mean():+.2g}, one-sided "
                             f"{100 * (1 - level):.3g} % lower bound {lo:+.2g} against -{margin:g} "
-                            f"({d.size} pairs)")
+                            f"({d.size} pairs)" + _fail_interval_text(verdict, lo2, hi2, level,
+                                                                      family))
 
 
 def combine(verdicts: list[str]) -> str:

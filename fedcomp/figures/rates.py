@@ -233,7 +233,7 @@ def cost_plot(tables: dict, cost: str = "rounds", predicted: dict | None = None,
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("1 / eps  (eps = measured mean over iterates of ||grad Phi||^2)")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="best")    # placed after the data: it never hides a point
     ax.set_ylabel({"rounds": "communication rounds",
                    "floats_per_client": "floats sent per client"}.get(cost, cost))
     ax.set_title(_wrap(title), fontsize=9)

@@ -27,10 +27,11 @@ ALGORITHMS = {
     "acc-fcsg-m": ("#7f7f7f", "^", "Acc-FCSG-M"),
     "localscgdam": ("#bcbd22", "D", "LocalSCGDAM"),
     "comfedl": ("#17becf", "o", "ComFedL"),
-    # the baselines (dark shades of matplotlib's tab20b, none a tab10 colour above)
+    # the baselines (dark shades of matplotlib's tab20b, CoDA tab20c's blue: none a tab10
+    # colour above, CoDA's hue apart from FCSG's and LocalSGDM's browns, beside which it is drawn)
     "local-scgd": ("#393b79", "x", "Local-SCGD"),
     "local-scgdm": ("#637939", "P", "Local-SCGDM"),
-    "coda": ("#843c39", "v", "CoDA"),
+    "coda": ("#3182bd", "v", "CoDA"),
     "localsgdam": ("#7b4173", "<", "LocalSGDAM"),
     "localsgdm": ("#8c6d31", ">", "LocalSGDM"),
     "fedavg": ("#000000", "s", "FedAvg"),

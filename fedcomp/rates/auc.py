@@ -141,7 +141,8 @@ def thm1_sweep(profile: str, out_dir) -> dict:
                      "diverged": len(div)})
     from fedcomp.figures import plot
     figures = [plot("figures/zhang.thm1-T-K.png", thm1_figure, cfg["T"], vals, cfg["K"], kv,
-                    cfg["T_K"], claims=("zhang.thm1",))]
+                    cfg["T_K"], slopes=(_slope_text(cfg["T"], vals), _slope_text(cfg["K"], kv)),
+                    claims=("zhang.thm1",))]
     return {"T": list(cfg["T"]), "values_T": vals.tolist(), "K": list(cfg["K"]),
             "T_K": cfg["T_K"], "values_K": kv.tolist(), "seeds": cfg["seeds"],
             "seeds_K": cfg["seeds_K"], "runs": runs,
@@ -155,23 +156,38 @@ def _mean_or_none(v) -> float | None:
     return float(np.mean(v[np.isfinite(v)])) if np.isfinite(v).any() else None
 
 
-def thm1_figure(Ts, vals, Ks, kvals, T_K):
+def _slope_text(x, values) -> str:
+    """"slope s [low, high]" of the fit the claim judges (fedcomp.rates.fit.fit_exponent on the
+    same values), for the figure's legend; "" where no fit can be made."""
+    from fedcomp.rates.fit import fit_exponent
+    try:
+        return f"slope {fit_exponent(x, values).text()} (95 %)"
+    except ValueError:
+        return ""
+
+
+def thm1_figure(Ts, vals, Ks, kvals, T_K, slopes=("", "")):
     """(1/T) sum_t ||grad Phi(xbar_t)||^2 against T (K = 4) and against K (T = T_K): seeds as
-    dots, their mean, and Remark 1's slopes through the first mean."""
+    dots, their mean (with the fitted slope and its interval, `slopes`), and Remark 1's slopes
+    through the first mean; ticks at the grid's points."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullLocator
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    for ax, x, v, name, fixed in ((axes[0], Ts, vals, "T", f"K = {K_DEFAULT}"),
-                                  (axes[1], Ks, kvals, "K", f"T = {T_K}")):
+    for ax, x, v, name, fixed, slope in ((axes[0], Ts, vals, "T", f"K = {K_DEFAULT}", slopes[0]),
+                                         (axes[1], Ks, kvals, "K", f"T = {T_K}", slopes[1])):
         x = np.asarray(x, float)
         v = np.asarray(v, float)
         ok = np.isfinite(v)                      # a diverged seed is NaN: left out
         ax.loglog(np.broadcast_to(x, v.shape)[ok], v[ok], ".", color="0.7", ms=3)
         keep = ok.any(axis=0)
         x, mean = x[keep], np.nanmean(v[:, keep], axis=0)
-        ax.loglog(x, mean, "o-", label="LocalSCGDAM (mean over seeds)")
+        ax.loglog(x, mean, "o-", label="LocalSCGDAM (mean over seeds)"
+                  + (f": {slope}" if slope else ""))
         ax.loglog(x, mean[0] * (x / x[0]) ** -0.5, "--", label=f"{name}^(-1/2) (Remark 1)")
+        ax.set_xticks(x, [f"{t:g}" for t in x], fontsize=7)
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel(f"{name}  ({fixed})")
         ax.set_ylabel("(1/T) sum_t ||grad Phi(xbar_t)||^2")
         ax.legend(fontsize=7)

@@ -200,7 +200,8 @@ def _rate_judge(floor: float, floor_reason: str):
         return CheckResult(combine(parts), predicted, measured, detail,
                            interval=deciding_interval(
                                [(p, measured[f"exponent_in_{o}"]["interval"])
-                                for p, o in zip(parts, ("T", "N"))]))
+                                for p, o in zip(parts, ("T", "N"))]),
+                           panels={f"exponent in {o}": p for p, o in zip(parts, ("T", "N"))})
     judge.__name__ = judge.__qualname__ = f"judge_rates_floor_{abs(floor):.3f}"
     return judge
 

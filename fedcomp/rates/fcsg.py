@@ -153,10 +153,11 @@ def _tail_mean(batch, frac: float) -> np.ndarray:
     return np.array(out)
 
 
-def _plot(claim: str, what: str, draw, *args, **kw):
-    """`draw(*args, **kw)` (a Figure) as the Plot ``figures/<claim>-<what>.png`` of `claim`."""
+def _plot(claim: str, what: str, draw, *args, panel: str = "", **kw):
+    """`draw(*args, **kw)` (a Figure) as the Plot ``figures/<claim>-<what>.png`` of `claim` (of
+    its part `panel`: :class:`fedcomp.figures.Plot`)."""
     from fedcomp.figures import plot
-    return plot(f"figures/{claim}-{what}.png", draw, *args, claims=(claim,), **kw)
+    return plot(f"figures/{claim}-{what}.png", draw, *args, claims=(claim,), panel=panel, **kw)
 
 
 def _fits_figure(fits: list, title: str, xlabel: str, ylabel: str, predicted: float,
@@ -316,10 +317,11 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
     out["figures"] = [
         _plot(claim, "rate-T", _fits_figure, [(ALGS[algorithm], fits["T"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nN = {P['K0']}, m = {RATE_M}",
-              "T", "mean ||grad Phi||^2 over t in [T/2, T]", ref),
+              "T", "mean ||grad Phi||^2 over t in [T/2, T]", ref, panel="exponent in T"),
         _plot(claim, "rate-N", _fits_figure, [(ALGS[algorithm], fits["N"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nT = {P['T_for_N']}, m = {RATE_M}",
-              "N (clients)", "mean ||grad Phi||^2 over t in [T/2, T]", ref),
+              "N (clients)", "mean ||grad Phi||^2 over t in [T/2, T]", ref,
+              panel="exponent in N"),
     ]
     return out
 

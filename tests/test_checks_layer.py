@@ -196,7 +196,9 @@ def test_a_claim_containing_a_refuted_one_fails_through_it(extra_claims, tmp_pat
     row = out["fedcomp.test-row"]
     assert row["verdict"] == "fail" and row["entails"] == ["fedcomp.test-theorem"]
     assert row["detail"].startswith("fails through fedcomp.test-theorem")
-    assert "own check (pass)" in row["detail"]
+    assert "own check (pass)" in row["detail"] and row["own_verdict"] == "pass"
+    assert out["fedcomp.test-theorem"]["own_verdict"] == "fail"
+    assert out["fedcomp.test-derived"]["own_verdict"] == "pass"
     assert out["fedcomp.test-abstract"]["verdict"] == "fail"
     assert out["fedcomp.test-derived"]["verdict"] == "inconclusive"
     with pytest.raises(ValueError, match="must be a dependency"):
@@ -671,9 +673,9 @@ def test_a_badge_names_the_claim_a_verdict_fails_through():
     # measurement: its badge says where the fail comes from
     from fedcomp.report import badge_label
     row = {"verdict": "fail", "status": "checked", "fails_through": ["fedcomp.test-cor"],
-           "detail": "fails through fedcomp.test-cor: ...; own check (pass): ..."}
+           "own_verdict": "pass"}
     assert badge_label(row) == "fail through fedcomp.test-cor"
-    own = {**row, "detail": "slope ...; it also fails through fedcomp.test-cor: ..."}
+    own = {**row, "own_verdict": "fail"}
     assert badge_label(own) == "fail"
     assert badge_label({"verdict": "pass", "status": "checked"}) == "pass"
     # a figure of one part adds that part's verdict (a part that passes is never shown under
@@ -693,3 +695,27 @@ def test_a_badge_names_the_claim_a_verdict_fails_through():
     # a sensitivity run's badge is never taken for the paper's figure's (audit 5, item 10)
     assert badge_label({"verdict": "inconclusive", "status": "checked",
                         "subject": "inference"}) == "inconclusive (fedcomp's inference)"
+
+
+@pytest.mark.parametrize("cid", ["khanduri.thm4.3", "khanduri.thm4.3.literal", "khanduri.thm5.2",
+                                 "khanduri.cor4.4", "khanduri.cor4.4.model-rounds",
+                                 "khanduri.cor5.3", "wu.cor4.2", "zhang.table1", "huang.fig2"])
+def test_every_panel_of_a_claims_figures_resolves_to_one_part(cid, measured):
+    """A figure of one part names it (Plot.panel); its badge must find that part's verdict,
+    exactly one, or the panel says it is not judged: a label matched by two parts, or by none,
+    would silently show the claim's verdict alone (review 5, item 8)."""
+    from fedcomp.figures import NOT_JUDGED
+    from fedcomp.report import badge_label
+    c = checks.get(cid)
+    m = measured(c)
+    r = c.check.judge(c.predicted, m)
+    row = {"verdict": r.verdict, "status": "checked", "measured": r.measured,
+           "panels": r.panels}
+    panels = [p.panel for p in list(m.figures) + list(r.figures)
+              if p.panel and (not p.claims or cid in p.claims)]
+    assert panels, cid
+    for panel in panels:
+        label = badge_label(row, panel)
+        assert "; this panel: " in label, (cid, panel, label)
+        if panel != NOT_JUDGED:
+            assert label.split("; this panel: ")[1] in ("pass", "fail", "inconclusive")

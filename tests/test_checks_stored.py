@@ -101,7 +101,7 @@ def test_a_panel_says_which_pairs_divergence_left_undecided(monkeypatch, tmp_pat
     assert "B > C (avg_client_accuracy): B diverged in every seed" in r.detail
     # the figure's panel (one cell and metric) has the verdict of its own pairs, which its
     # badge shows beside the claim's (report.badge_label)
-    assert fig.panel == "ordering||avg_client_accuracy"
+    assert fig.panel == f"{EXP}|ordering||avg_client_accuracy"
     assert r.panels == {fig.panel: "fail"}
 
 

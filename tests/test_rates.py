@@ -681,8 +681,8 @@ def test_a_part_refutes_its_claim_only_at_the_claims_level():
     assert exponent_verdict(fit, between).verdict == "fail"
     assert exponent_verdict(fit, between, family=4).verdict == "inconclusive"
     assert exponent_verdict(fit, lo4 - 0.05, family=4).verdict == "fail"
-    assert upper_bound_verdict(fit, -0.45, family=4).verdict == \
-        upper_bound_verdict(fit, -0.45).verdict
+    assert upper_bound_verdict(fit, -0.45, family=4).verdict == "pass"
+    assert upper_bound_verdict(fit, -0.45).verdict == "pass"
     with pytest.raises(ValueError, match="family"):
         upper_bound_verdict(fit, -0.5, family=0)
 
@@ -707,3 +707,39 @@ def test_paired_rules_refute_only_at_the_familys_level():
     assert paired_equivalence_verdict("x", same, b, margin=0.01, family=9).verdict == "pass"
     with pytest.raises(ValueError, match="family"):
         paired_not_below_verdict("x", a, b, margin=0.01, family=0)
+
+
+def test_the_upper_half_guards_a_pass_at_95_percent_whatever_the_family():
+    """The grid's upper half only guards the whole grid's verdict: an upper half above the bound
+    at 95 % makes a whole-grid pass inconclusive, whatever the claim's family (a guard judged at
+    the family's level would let more passes through: review 5, item 1)."""
+    def fit(slope, low, high, fam_low, fam_high):
+        return ExponentFit(slope=slope, intercept=0.0, low=low, high=high, boot_low=low,
+                           boot_high=high, reg_low=low, reg_high=high, stderr=0.0, r2=0.99,
+                           n_points=5, n_seeds=8, x=[], y_mean=[], y_low=[], y_high=[],
+                           boot_family=[[low, high]] + [[fam_low, fam_high]] * 31)
+    whole = fit(-0.52, -0.56, -0.48, -0.60, -0.44)
+    tail = fit(-0.40, -0.48, -0.32, -0.52, -0.28)
+    for family in (1, 4):
+        v = upper_bound_verdict(whole, -0.5, floor=-0.5, tail=tail, family=family)
+        assert v.verdict == "inconclusive" and "disagree" in v.reason, (family, v.reason)
+
+
+def test_no_common_level_names_what_decides_it():
+    """Why Corollary 5.3's speed-up found no level (review 5, item 3): a K without any finite
+    mean decides it and is named; otherwise the K whose lowest mean lies above another K's
+    highest, with both numbers."""
+    from fedcomp.rates.analysis import no_common_level
+    rows = []
+    for s in range(3):
+        for K, level in ((2, 1.0), (4, 0.1), (8, np.nan)):
+            for T in (64, 128, 256):
+                rows.append({"seed": s, "K": K, "T": T, "avg_grad_sq": level * 64 / T})
+    df = pd.DataFrame(rows)
+    assert not math.isfinite(target_eps(df))
+    text = no_common_level(df)
+    assert "K = 8 has no finite mean" in text, text
+    apart = df[df["K"] != 8]
+    assert not math.isfinite(target_eps(apart))
+    text = no_common_level(apart)
+    assert "K = 2 never falls below 0.25" in text and "K = 4 never rises above 0.1" in text, text

@@ -82,6 +82,9 @@ class CheckResult:
     #: {panel: verdict} of the parts its figures show one by one (fedcomp.figures.Plot.panel:
     #: a badge shows the part's verdict beside the claim's)
     panels: dict = field(default_factory=dict)
+    #: the verdict of its own check, before verify's dependency and entailment rules (None
+    #: until they ran)
+    own_verdict: str | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:

@@ -196,7 +196,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
                     diverged=shown_div, compare_at=common if points == "rounds" else None,
                     labels=_legend_labels(arms, cell),
                     note=_panel_note(shown_div, len(stored_c.seeds)),
-                    panel=_panel(key, cell, metric)))
+                    panel=_panel(experiment, key, cell, metric)))
     one = len(set(budgets.values())) == 1
     values["budget"] = (next(iter(budgets.values())) if one else "; ".join(
         f"{cell or 'all arms'}: {b}" for cell, b in budgets.items()))
@@ -227,10 +227,10 @@ def _panel_note(div: dict, n_seeds: int) -> str:
             f"{'its' if len(some) == 1 else 'their'} runs diverged in some seeds")
 
 
-def _panel(key: str, cell: str, metric: str) -> str:
+def _panel(experiment: str, key: str, cell: str, metric: str) -> str:
     """The :attr:`fedcomp.figures.Plot.panel` of an ordering's figure of one cell and metric
-    (the key of ``CheckResult.panels`` its judge fills)."""
-    return f"{key}|{cell}|{metric}"
+    (the key of ``CheckResult.panels`` its judge fills; unique within a joint claim)."""
+    return f"{experiment}|{key}|{cell}|{metric}"
 
 
 def _legend_labels(arms: dict, cell: str) -> dict:
@@ -299,7 +299,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                             name = f"{a} > {lo} ({metric}{', ' + cell if cell else ''})"
                             da, db = meth[a]["diverged"], meth[lo]["diverged"]
                             diverged |= bool(da or db)
-                            panel = _panel(key, cell, metric)
+                            panel = _panel(experiment, key, cell, metric)
                             if da or db:
                                 verdict, why = divergence_verdict(a, lo, da, db, len(v["seeds"]))
                                 parts.append(verdict)

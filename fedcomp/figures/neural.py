@@ -47,7 +47,10 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
         cut = len(rs)     # the records before the first divergence: all seeds there
         if arm in diverged:
             first = min(diverged[arm].values())
-            cut = int(np.searchsorted(ts, first, side="right"))
+            # solid up to the last evaluation before it, where every seed still counts (one at
+            # the divergence iteration itself is already a mean of the others)
+            cut = min(int(np.searchsorted(ts, first, side="left")),
+                      next((i for i, k in enumerate(n) if k < n.max()), len(rs)))
             its = sorted(set(diverged[arm].values()))
             label += (f" (diverged at t = {', '.join(str(i) for i in its)} in seed"
                       f"{'s' if len(diverged[arm]) > 1 else ''} "

@@ -202,9 +202,11 @@ def upper_bound_verdict(fit, predicted: float, max_width: float = 0.4, tolerance
                                 family=family), regime)
     if tail is not None:
         kw = dict(max_width=max_width, tolerance=tolerance, floor=floor,
-                  floor_reason=floor_reason, min_points=min_points, margin=margin,
-                  family=family)
-        whole, end = (upper_bound_verdict(fit, predicted, **kw),
+                  floor_reason=floor_reason, min_points=min_points, margin=margin)
+        # the upper half only guards the whole grid's verdict (a pass it contradicts becomes
+        # inconclusive): judged at 95 %, since a guard widened to the family's level would let
+        # more passes through
+        whole, end = (upper_bound_verdict(fit, predicted, family=family, **kw),
                       upper_bound_verdict(tail, predicted, **kw))
         if (whole.verdict == "pass" and end.verdict == "inconclusive" and floor is not None
                 and math.isfinite(tail.low) and math.isfinite(tail.high)

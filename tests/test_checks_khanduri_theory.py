@@ -267,17 +267,19 @@ def test_one_instance_decides_only_what_it_can(measure_quick):
     item 9)."""
     import copy
     from fedcomp.checks.core import Measurement
-    c = get("khanduri.sec4.1.remedies")
-    v = copy.deepcopy(measure_quick(c).values)
-    assert c.check.judge(c.predicted, Measurement(values=v)).verdict == "pass"
-    v["arms"]["gradient momentum"] = copy.deepcopy(v["arms"]["FedDRO"])
-    r = c.check.judge(c.predicted, Measurement(values=v))
+
+    def judged(cid, arm=None, like=None):
+        """cid's verdict on the quick measurement, with `arm`'s run replaced by `like`'s."""
+        c = get(cid)
+        v = copy.deepcopy(measure_quick(c).values)
+        if arm:
+            v["arms"][arm] = copy.deepcopy(v["arms"][like])
+        return c.check.judge(c.predicted, Measurement(values=v))
+    assert judged("khanduri.sec4.1.remedies").verdict == "pass"
+    r = judged("khanduri.sec4.1.remedies", "gradient momentum", "FedDRO")
     assert r.verdict == "inconclusive" and "does not decide it" in r.detail, r.detail
-    b = get("khanduri.abstract.bias-control")
-    w = copy.deepcopy(measure_quick(b).values)
-    assert b.check.judge(b.predicted, Measurement(values=w)).verdict == "fail"
-    w["arms"]["inner momentum, beta = eta"] = copy.deepcopy(w["arms"]["FedAvg Case II"])
-    r = b.check.judge(b.predicted, Measurement(values=w))
+    assert judged("khanduri.abstract.bias-control").verdict == "fail"
+    r = judged("khanduri.abstract.bias-control", "inner momentum, beta = eta", "FedAvg Case II")
     assert r.verdict == "inconclusive" and "confirms nothing" in r.detail, r.detail
 
 

@@ -262,6 +262,18 @@ def _run_one(claim, profile, out, cache, ahead=None):
     return res, time.perf_counter() - t0 + extra[0], time.process_time() - c0 + extra[1]
 
 
+def _longer_grid_hint(claim, res, profile) -> str:
+    """Where a quick run's own check of a simulated claim left it inconclusive, the command
+    whose longer grids and more seeds may decide it ("" otherwise: a full run, a verdict, a
+    dependency's inconclusive, or stored runs, which the profile does not change)."""
+    stored = str(getattr(claim.check.measure, "__qualname__", "")).startswith("stored[")
+    if (profile != "quick" or res.own_verdict != "inconclusive" or stored
+            or claim.kind not in ("rate", "complexity", "experiment")):
+        return ""
+    return (f"; the quick profile's grids did not decide it: `fedcomp verify --profile full "
+            f"--claim {claim.id}` runs longer grids and more seeds")
+
+
 def _rests_on_failed(claim, rows_by_id) -> tuple[list, dict, list]:
     """The failing claims `claim` rests on: (its direct dependencies that fail, {dependency that
     does not fail itself: the failing claims it rests on}, all of them sorted). Transitive: a
@@ -580,6 +592,7 @@ def _run_verify(claim_ids, profile, out, log, predict, jobs="auto") -> dict:
                 print(f"[verify] {c.id} ({profile}) ...", file=log, flush=True)
                 res, secs, cpu = _run_one(c, profile, out, cache, ahead)
                 rests = _dependency_rule(c, res, by_id)
+                res.detail += _longer_grid_hint(c, res, profile)
                 print(f"[verify] {c.id}: {res.verdict} in {secs:.1f} s (CPU {cpu:.1f} s)",
                       file=log, flush=True)
                 row.update(verdict=res.verdict, measured=res.measured, detail=res.detail,

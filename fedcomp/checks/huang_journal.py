@@ -259,5 +259,7 @@ CLAIMS = [
           not_checked="'most methods diverge at learning rate 1' is about the MNIST and CIFAR-10 "
                       "networks of section 5: it needs the full learning-rate sweep of every method "
                       "on both data sets (`fedcomp neural run comfedl-drfl-mnist` runs lr 0.01 "
-                      "only; no CIFAR-10 MAML experiment exists)"),
+                      "only, and the neural command has no learning-rate option: the MNIST half "
+                      "needs one; no CIFAR-10 MAML experiment exists and no CIFAR-10 data is on "
+                      "the machine)"),
 ]

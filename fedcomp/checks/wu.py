@@ -1488,9 +1488,12 @@ COVERAGE_CLAIMS = [
           predicted={"estimator == grad of (3)": True, "biased": True},
           not_checked="the chain rule makes the first part an identity; the bias is measured "
                       "by wu.thm4.1's exact bias floor (||grad Phi(x_m*)||^2 > 0, decaying like "
-                      "m^-2); a finite-difference test of the kernel against its own gradient "
-                      "(the proposal's plan) tests fedcomp's kernels, not the paper (it is a unit "
-                      "test of fedcomp.problems._conditional_kernels)"),
+                      "m^-2) and, on Section 5.1's model, by a Monte Carlo of estimator (3) in "
+                      "the test suite (tests/test_fcsg.py, "
+                      "test_estimator_3_is_unbiased_for_phi_m_and_biased_for_phi: 200000 draws, "
+                      "more than 20 standard errors from grad Phi); a claim of its own would "
+                      "repeat them. A finite-difference test of the kernel against its own "
+                      "gradient (the proposal's plan) tests fedcomp's kernels, not the paper"),
     Claim(id="wu.sec2.bsgd", paper="wu", location="Section 2.1; Section 1",
           statement="In the nonconvex setting BSGD has sample complexity O(eps'^-6) and "
                     "BSpiderBoost O(eps'^-5) (cited from [17], Hu et al. 2020).",
@@ -1499,7 +1502,8 @@ COVERAGE_CLAIMS = [
           not_checked="cited results of Hu, Zhang, Chen, He (NeurIPS 2020, [17]): their proofs "
                       "are not among the five papers and fedcomp implements neither BSGD nor "
                       "BSpiderBoost; that FCSG and Acc-FCSG-M match these orders is judged by "
-                      "wu.table1 (and the BSpiderBoost match by wu.lowerbound's reading)"),
+                      "wu.table1 (the BSpiderBoost order is the one wu.table1 compares "
+                      "Acc-FCSG-M's with)"),
     Claim(id="wu.assump.sf", paper="wu", location="Section 3.1; Theorems 4.1, 4.4, 4.7",
           statement="Theorems 4.1, 4.4, 4.7 and their corollaries use S_F (step-size condition "
                     "alpha <= 1/(6 q S_F), the corollaries' constants), which the text never "
@@ -1523,8 +1527,10 @@ COVERAGE_CLAIMS = [
           not_checked="follows from the model (E[eta | a] = a; the mean of m inner samples is "
                       "N(a, sigma2^2/m I)); fedcomp's InvariantLogistic computes its exact Phi "
                       "and Phi_m from a and tau^2 = sigma2^2/m, so comparing them would test the "
-                      "formula against itself; an independent check needs a Monte Carlo of the "
-                      "explicit sampler, not built"),
+                      "formula against itself; an independent check would average f over "
+                      "explicit inner samples (fedcomp.problems._conditional_kernels."
+                      "cond_inner_samples draws them; a test checks their distribution) at two "
+                      "(sigma2, m) with the same sigma2^2/m: not yet a registered check"),
     Claim(id="wu.sec5.1.noise-m", paper="wu", location="Section 5.1, Figure 1 discussion",
           statement="When the noise ratio sigma2/sigma1 increases, larger inner samples m are "
                     "needed, as suggested by the theory (a large batch reduces sample noise).",
@@ -1536,7 +1542,8 @@ COVERAGE_CLAIMS = [
                       "sigma2^2/m by construction (mean of m inner samples ~ N(a, sigma2^2/m I)), "
                       "so m needed is proportional to sigma2^2 exactly, and fedcomp's exact "
                       "floor uses that same ratio: a fit would be circular; the empirical trend "
-                      "is wu.sec5.1's first two parts"),
+                      "is wu.sec5.1's parts (a) and (b) (the gain from m larger at the larger "
+                      "noise ratio)"),
     Claim(id="wu.sec5.1.setup", paper="wu", location="Section 5.1",
           statement="Learning rate chosen from {0.01, 0.005, 0.001}, FCSG-M's beta from {0.001, "
                     "0.01, 0.1, 0.5, 0.9}, outer batch 1, 50 local steps, test accuracy on 50000 "
@@ -1547,7 +1554,8 @@ COVERAGE_CLAIMS = [
           not_checked="the authors' protocol, not a result a run can confirm; wu.sec5.1 follows "
                       "it (learning rate 0.01 from the grid, the beta grid, q = 50, b = 1) except "
                       "that it uses the exact accuracy 1 - angle(x, w)/pi instead of 50000 test "
-                      "samples, as its detail states"),
+                      "samples and estimator (3) as printed (the authors' code averages f over "
+                      "the inner samples and fits a bias term), as its detail states"),
     Claim(id="wu.sec5.2.fedmaml-readings", paper="wu",
           location="Section 5.2 (MAML and federated MAML displays)",
           statement="Federated MAML: min_x (1/N) sum_n f^n(g^n(x)) with g^n(x) = "
@@ -1620,7 +1628,9 @@ COVERAGE_CLAIMS = [
                   "prose (FCSG averages the models only)",
           depends_on=("wu.limitation",),
           not_checked="fedcomp's fcsg follows the prose (x averaged, d floats: wu.limitation); "
-                      "showing that averaging u is a no-op for FCSG's trajectory needs an FCSG "
-                      "variant whose synchronisation also averages u, not built"),
+                      "showing that averaging u is a no-op for FCSG's trajectory (FCSG "
+                      "overwrites u at every step before using it) needs an FCSG variant whose "
+                      "synchronisation also averages u: one more registration of fcsg's steps "
+                      "with u in its ledger, not yet made"),
 ]
 CLAIMS += COVERAGE_CLAIMS

@@ -634,7 +634,7 @@ def ordering_verdict(name: str, diff_low: float, diff_high: float, diff_mean: fl
             return Verdict("inconclusive", f"{head}: the reverse ordering holds at 95 % for this "
                                            f"pair alone, but not at 1 - 0.05/{family} over the "
                                            f"claim's {family} comparisons (upper end "
-                                           f"{family_high:+.4g})")
+                                           f"{family_high:+.4g}): more seeds may decide it")
         at = "95 %" if family <= 1 else (f"1 - 0.05/{family} over the claim's {family} "
                                          f"comparisons (upper end {family_high:+.4g})")
         return Verdict("fail", f"{head}: the reverse ordering holds at {at}")

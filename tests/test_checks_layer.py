@@ -719,3 +719,21 @@ def test_every_panel_of_a_claims_figures_resolves_to_one_part(cid, measured):
         assert "; this panel: " in label, (cid, panel, label)
         if panel != NOT_JUDGED:
             assert label.split("; this panel: ")[1] in ("pass", "fail", "inconclusive")
+
+
+def test_an_undecided_quick_run_names_the_full_profiles_command():
+    """A simulated claim that its own quick check left inconclusive names the command whose
+    longer grids may decide it; not a decided one, not one left inconclusive by a dependency,
+    not stored runs (which the profile does not change), not a full run (audit 7, item 2)."""
+    from types import SimpleNamespace as NS
+    from fedcomp.report import _longer_grid_hint
+
+    def hint(own, kind="rate", profile="quick", measure="measure_feddro"):
+        claim = NS(id="x.thm", kind=kind,
+                   check=NS(measure=NS(__qualname__=measure)))
+        return _longer_grid_hint(claim, NS(own_verdict=own), profile)
+    assert "`fedcomp verify --profile full --claim x.thm`" in hint("inconclusive")
+    assert hint("pass") == hint("fail") == ""
+    assert hint("inconclusive", profile="full") == ""
+    assert hint("inconclusive", kind="constant") == ""
+    assert hint("inconclusive", measure="stored[fcsg-maml-omniglot]") == ""

@@ -205,6 +205,12 @@ def test_each_cell_is_judged_at_the_largest_budget_complete_for_its_arms(monkeyp
     r = c.judge({"ordering": ["A", ">", "B, C"]}, m)
     assert r.verdict == "fail" and "A > C (avg_client_accuracy, y): paired difference +0.2" in (
         r.detail)
+    # a cell read below the largest budget that holds some of its arms says what would
+    # complete it there (audit 7, item 6: wu.sec5.2's 5-shot cell)
+    assert ("y judged at 100 iterations, the largest budget complete for all its arms; at 500 "
+            "iterations the store lacks c: `fedcomp neural run " in r.detail)
+    assert "--iterations 500" in r.detail and "--arm c --out" in r.detail
+    assert "x judged at 300 iterations" in r.detail and "the store lacks b" in r.detail
     # with only the manifest's budget stored, the budget is the manifest's, as before
     _store(tmp_path / "only", early)
     monkeypatch.setenv("FEDCOMP_NEURAL_RESULTS", str(tmp_path / "only"))

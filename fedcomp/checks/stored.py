@@ -126,7 +126,7 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
     stored, base = _stored(experiment, paper_budget, note)
     if stored is None:
         return _nothing_stored(base)
-    from fedcomp.neural.store import load_largest
+    from fedcomp.neural.store import load_largest, missing_at_largest
     values = {**base, "present": True, "command": stored.manifest["command"],
               "seeds": stored.seeds, "cells": {}}
     figures, budgets = [], {}
@@ -135,6 +135,13 @@ def _measure_ordering(experiment, metrics, cells, paper_budget, note, points, ke
         # when that is the only one): the comparisons within a cell never mix budgets
         stored_c = load_largest(experiment, arms.values()) or stored
         budgets[cell] = stored_c.budget()
+        gap = missing_at_largest(experiment, arms.values())
+        if gap:     # a larger budget holds some of the cell's arms: say what would complete it
+            (T, _), missing, cmd = gap
+            values.setdefault("incomplete", []).append(
+                f"{cell or 'the arms'} judged at {stored_c.manifest['iterations']} iterations, "
+                f"the largest budget complete for all its arms; at {T} iterations the store "
+                f"lacks {', '.join(missing)}: `{cmd}` would let it be judged there")
         div = stored_c.diverged()
         table = stored_c.table
         per_metric = {}
@@ -368,6 +375,8 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
                            "pass at 95 %")
         detail = ("; ".join(reasons) if reasons else "no pair of the ordering was measured")
         detail += (f"; budget: {v['budget']}; the paper: {v['paper_budget']}")
+        if v.get("incomplete"):
+            detail += "; " + "; ".join(v["incomplete"])
         if unmeasured:
             detail += f"; not run here (not judged): {sorted(unmeasured)}"
         if v.get("note"):

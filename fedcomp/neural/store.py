@@ -315,16 +315,44 @@ def load_budget(name: str, budget, arms, folder=None) -> StoredExperiment | None
         return None
     devices = distinct(table.get("device")) or manifest.get("device", "?")
     seeds = sorted(int(s) for s in table["seed"].unique())
-    first = manifest.get("command", "").split(";")[0].split()
-    flag = {k: v for k, v in zip(first, first[1:]) if k in ("--out", "--data-dir")}
-    every = manifest.get("arms") or []
-    cmd = command(name, T, len(seeds), seeds[0], E, manifest.get("smoke"),
-                  None if set(arms) >= set(every) else arms,
-                  flag.get("--out", f"results/neural/{name}"), flag.get("--data-dir"), devices)
+    cmd = _command_for(manifest, name, T, E, seeds, arms, devices)
     return StoredExperiment(table, {**manifest, "iterations": T, "eval_every": E,
                                     "arms": arms, "seeds": seeds, "device": devices,
                                     "torch": distinct(table.get("torch"))
                                     or manifest.get("torch"), "command": cmd}, path)
+
+
+def _command_for(manifest, name, T, E, seeds, arms, devices) -> str:
+    """The command that stores `arms` at budget (T, E) for `seeds` in the folder of `manifest`
+    (its --out and --data-dir; ``--arm`` for each arm unless they are all of its arms)."""
+    first = manifest.get("command", "").split(";")[0].split()
+    flag = {k: v for k, v in zip(first, first[1:]) if k in ("--out", "--data-dir")}
+    every = manifest.get("arms") or []
+    return command(name, T, len(seeds), seeds[0], E, manifest.get("smoke"),
+                   None if set(arms) >= set(every) else arms,
+                   flag.get("--out", f"results/neural/{name}"), flag.get("--data-dir"), devices)
+
+
+def missing_at_largest(name: str, arms, folder=None) -> tuple | None:
+    """(budget, the arms of `arms` without a complete run there, the command that stores them)
+    for the largest budget at which some of `arms` are complete, when :func:`load_largest` has
+    to judge them together at a smaller one; None when it reads them at the largest."""
+    arms = list(arms)
+    budgets = complete_budgets(name, folder)
+    some = [b for b, have in budgets.items() if set(arms) & set(have)]
+    if not some:
+        return None
+    largest = max(some, key=lambda b: b[0])
+    missing = [a for a in arms if a not in budgets[largest]]
+    together = [b for b, have in budgets.items() if set(arms) <= set(have)]
+    if not missing or any(b[0] >= largest[0] for b in together):
+        return None
+    manifest, whole, _ = _read(name, folder)
+    present = select(whole, name, largest[0], largest[1])
+    devices = distinct(present.get("device")) or manifest.get("device", "cpu")
+    seeds = sorted(int(x) for x in (manifest.get("seeds") or present["seed"].unique()))
+    return largest, missing, _command_for(manifest, name, largest[0], largest[1], seeds, missing,
+                                          devices)
 
 
 def select(table: pd.DataFrame, name: str, iterations: int, eval_every=None, arms=None,

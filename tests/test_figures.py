@@ -562,7 +562,8 @@ def test_a_diverged_arm_is_crossed_where_it_diverged_and_dashed_after():
     for t, n in ((0, 9), (200, 8), (400, 8)):
         for arm in ("LocalSCGDAM", "LocalSGDM"):
             recs.append({"arm": arm, "t": t, "round": t // 8, "mean": 0.5 + t / 1000,
-                         "low": 0.4, "high": 0.6, "n": n if arm == "LocalSCGDAM" else 9})
+                         "low": 0.4 + t / 1000, "high": 0.6 + t / 1000,
+                         "n": n if arm == "LocalSCGDAM" else 9})
     fig = curves_figure(recs, "test_auc", "title", diverged={"LocalSCGDAM": {5: 10}},
                         note="pairs with LocalSCGDAM undecided here")
     ax = fig.axes[0]
@@ -570,8 +571,13 @@ def test_a_diverged_arm_is_crossed_where_it_diverged_and_dashed_after():
     assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [10.0]
     dashed = [ln for ln in ax.lines if ln.get_linestyle() == "--"]
     assert len(dashed) == 1 and list(dashed[0].get_xdata()) == [0.0, 200.0, 400.0]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text().replace("\n", " ") for t in ax.get_legend().get_texts()]
     assert any("diverged at t = 10 in seed 5; dashed: mean of the seeds not yet diverged, 8 at "
                "the end" in x for x in labels), labels
+    # beside the curves, each arm's compared value on its own axis (hollow: survivors' mean)
+    az = fig.axes[1]
+    assert [tk.get_text() for tk in az.get_xticklabels()] == ["LocalSCGDAM", "LocalSGDM"]
+    hollow = [ln for ln in az.lines if ln.get_markerfacecolor() == "none"]
+    assert len(hollow) == 1 and list(hollow[0].get_ydata()) == [0.9]
     assert "pairs with LocalSCGDAM undecided here" in ax.get_title()
     plt.close(fig)

@@ -1,5 +1,6 @@
 """Neural experiments: a metric against iterations per arm, the mean over seeds with its 95 %
-interval as a band (the interval the experiment checks use), from the records of
+interval as a band (the interval the experiment checks use), and beside it each arm's value
+where the arms are compared, on an axis of its own; from the records of
 :meth:`fedcomp.neural.store.StoredExperiment.curves`. Computes nothing."""
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
     if x not in ("t", "round"):
         raise ValueError(f"x must be 't' or 'round', got {x!r}")
     diverged, labels = diverged or {}, labels or {}
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, (ax, az) = plt.subplots(1, 2, figsize=(9.0, 4.2), gridspec_kw={"width_ratios": [3, 1]})
     arms = list(dict.fromkeys([r["arm"] for r in records] + list(diverged)))
     styles = S.method_colours(arms)
+    _compared_panel(az, records, arms, styles, x, compare_at, diverged, metric, labels)
     for arm in arms:
         rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
         c, mk = styles[arm]
@@ -57,7 +59,8 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
                       f"{', '.join(str(s) for s in sorted(diverged[arm]))}")
             label += (f"; dashed: mean of the seeds not yet diverged, {int(n[-1])} at the end)"
                       if cut < len(rs) else ")")
-        ax.plot(xs[:cut], mean[:cut], color=c, lw=1.4, marker=mk, ms=4, label=label)
+        ax.plot(xs[:cut], mean[:cut], color=c, lw=1.4, marker=mk, ms=4,
+                label=S.wrap(label, 56))
         if cut < len(rs):
             lo = max(cut - 1, 0)
             ax.plot(xs[lo:], mean[lo:], color=c, lw=1.2, ls="--", marker=mk, ms=3, mfc="none")
@@ -75,6 +78,36 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
                    label=f"compared at {'t' if x == 't' else 'round'} = {compare_at:g}")
     return _finish(fig, ax, "iteration t" if x == "t" else "communication round", metric,
                    title + (f"\n{note}" if note else ""))
+
+
+def _compared_panel(az, records, arms, styles, x, compare_at, diverged, metric,
+                    labels) -> None:
+    """Beside the curves, on an axis of their own: each arm's value where the verdict compares
+    them (the last evaluation, or `compare_at`) with its 95 % interval, so that differences of
+    a thousandth, invisible on the curves' axis, can be read. An arm that diverged in some seeds
+    is drawn hollow (the mean of the others); one without a value there is left out."""
+    for i, arm in enumerate(arms):
+        rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
+        if compare_at is not None:
+            rs = [r for r in rs if r[x] == compare_at]
+        if not rs:
+            continue
+        r = rs[-1]
+        c, mk = styles[arm]
+        lo, hi = r["low"], r["high"]
+        err = ([[max(r["mean"] - lo, 0.0)], [max(hi - r["mean"], 0.0)]]
+               if np.isfinite(lo) and np.isfinite(hi) else None)
+        az.errorbar([i], [r["mean"]], yerr=err, color=c, marker=mk, capsize=3, ms=6,
+                    mfc="none" if arm in diverged else c)
+    az.set_xticks(range(len(arms)), [labels.get(a, a) for a in arms], rotation=60, ha="right",
+                  fontsize=7)
+    az.set_xlim(-0.7, len(arms) - 0.3)
+    az.set_xlabel("compared " + ("at the last evaluation" if compare_at is None else
+                                 f"at {'t' if x == 't' else 'round'} {compare_at:g}"), fontsize=8)
+    az.set_ylabel(f"{metric} (zoomed: per-arm mean, 95 % interval;\nthe verdict pairs them by "
+                  f"seed)", fontsize=7)
+    az.tick_params(axis="y", labelsize=7)
+    az.grid(alpha=0.3)
 
 
 def parameter_figure(records: list[dict], xlabel: str, metric: str, title: str):

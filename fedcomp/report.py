@@ -266,8 +266,8 @@ def _longer_grid_hint(claim, res, profile) -> str:
     """Where a quick run's own check of a simulated claim left it inconclusive, the command
     whose longer grids and more seeds may decide it ("" otherwise: a full run, a verdict, a
     dependency's inconclusive, or stored runs, which the profile does not change)."""
-    stored = str(getattr(claim.check.measure, "__qualname__", "")).startswith("stored[")
-    if (profile != "quick" or res.own_verdict != "inconclusive" or stored
+    if (profile != "quick" or res.own_verdict != "inconclusive"
+            or not getattr(claim.check.measure, "by_profile", True)
             or claim.kind not in ("rate", "complexity", "experiment")):
         return ""
     return (f"; the quick profile's grids did not decide it: `fedcomp verify --profile full "
@@ -697,8 +697,8 @@ def badge_label(row, panel: str = "") -> str:
     figure may well confirm what it measured; a self-check or an inference says so, as
     :func:`shown_label` (a sensitivity run's badge is never taken for the paper's figure's). A
     figure of one part (:attr:`fedcomp.figures.Plot.panel`) adds that part's own verdict (the
-    row's ``panels``, else the measured part whose label starts with it), or that the panel is
-    not judged."""
+    row's ``panels``: the key equal to the panel, else the one key starting with it), or that
+    the panel is not judged."""
     from fedcomp.figures import NOT_JUDGED
     v = shown_verdict(row)
     if row.get("fails_through") and row.get("own_verdict") not in (None, "fail"):
@@ -706,13 +706,10 @@ def badge_label(row, panel: str = "") -> str:
     v += _subject_suffix(row)
     if panel == NOT_JUDGED:
         return f"{v}; this panel: reported, not judged"
-    if panel and panel in (row.get("panels") or {}):
-        return f"{v}; this panel: {row['panels'][panel]}"
-    measured = row.get("measured")
-    parts = measured.get("parts") if isinstance(measured, dict) else None
-    hits = [p for p in parts or [] if isinstance(p, dict)
-            and str(p.get("part", "")).startswith(panel) and p.get("verdict")] if panel else []
-    return f"{v}; this panel: {hits[0]['verdict']}" if len(hits) == 1 else v
+    panels = row.get("panels") or {}
+    hits = ([panel] if panel in panels else [k for k in panels if k.startswith(panel)]
+            if panel else [])
+    return f"{v}; this panel: {panels[hits[0]]}" if len(hits) == 1 else v
 
 
 def shown_label(row) -> str:

@@ -682,9 +682,9 @@ def test_a_badge_names_the_claim_a_verdict_fails_through():
     # its claim's fail alone); a panel reported beside the verdict says it is not judged
     from fedcomp.figures import NOT_JUDGED
     from fedcomp.figures.style import VERDICT_COLOURS, badge_colour
-    parts = {"verdict": "inconclusive", "status": "checked", "measured": {"parts": [
-        {"part": "LQ E||grad||^2 vs T (K=8)", "verdict": "inconclusive"},
-        {"part": "LQ-residual E||grad||^2 vs T (K=8)", "verdict": "pass"}]}}
+    parts = {"verdict": "inconclusive", "status": "checked", "panels": {
+        "LQ E||grad||^2 vs T (K=8)": "inconclusive",
+        "LQ-residual E||grad||^2 vs T (K=8)": "pass"}}
     assert badge_label(parts, "LQ-residual E||grad||^2 vs T") == \
         "inconclusive; this panel: pass"
     assert badge_label(parts, "LQ E||grad||^2 vs T") == "inconclusive; this panel: inconclusive"
@@ -709,8 +709,7 @@ def test_every_panel_of_a_claims_figures_resolves_to_one_part(cid, measured):
     c = checks.get(cid)
     m = measured(c)
     r = c.check.judge(c.predicted, m)
-    row = {"verdict": r.verdict, "status": "checked", "measured": r.measured,
-           "panels": r.panels}
+    row = {"verdict": r.verdict, "status": "checked", "panels": r.panels}
     panels = [p.panel for p in list(m.figures) + list(r.figures)
               if p.panel and (not p.claims or cid in p.claims)]
     assert panels, cid
@@ -728,12 +727,13 @@ def test_an_undecided_quick_run_names_the_full_profiles_command():
     from types import SimpleNamespace as NS
     from fedcomp.report import _longer_grid_hint
 
-    def hint(own, kind="rate", profile="quick", measure="measure_feddro"):
-        claim = NS(id="x.thm", kind=kind,
-                   check=NS(measure=NS(__qualname__=measure)))
+    def hint(own, kind="rate", profile="quick", by_profile=True):
+        claim = NS(id="x.thm", kind=kind, check=NS(measure=NS(by_profile=by_profile)))
         return _longer_grid_hint(claim, NS(own_verdict=own), profile)
     assert "`fedcomp verify --profile full --claim x.thm`" in hint("inconclusive")
     assert hint("pass") == hint("fail") == ""
     assert hint("inconclusive", profile="full") == ""
     assert hint("inconclusive", kind="constant") == ""
-    assert hint("inconclusive", measure="stored[fcsg-maml-omniglot]") == ""
+    assert hint("inconclusive", by_profile=False) == ""
+    assert not checks.get("wu.sec5.2").check.measure.by_profile
+    assert not checks.get("huang.fig2").check.measure.by_profile

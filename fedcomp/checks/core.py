@@ -132,12 +132,14 @@ class Measure:
     worker process; a closure is measured in the main process. ``name`` and ``module`` set
     :attr:`Check.name`'s two parts (default: `fn`'s). ``synthetic``: an optional picklable
     ``synthetic(predicted) -> Measurement`` for the mutation tests (stored-run checks: a
-    measurement on which the printed prediction holds by a wide margin). Equality is identity, as
-    for functions: verify measures each Measure object once, whichever claims share it."""
+    measurement on which the printed prediction holds by a wide margin). ``by_profile``: False
+    for a measurement the profile does not change (stored runs: the full profile cannot decide
+    what the quick one left undecided). Equality is identity, as for functions: verify measures
+    each Measure object once, whichever claims share it."""
 
     def __init__(self, fn: Callable, *args, name: str | None = None, module: str | None = None,
-                 synthetic: Callable | None = None):
-        self.fn, self.args = fn, args
+                 synthetic: Callable | None = None, by_profile: bool = True):
+        self.fn, self.args, self.by_profile = fn, args, by_profile
         self.__name__ = self.__qualname__ = name or fn.__name__
         self.__module__ = module or fn.__module__
         self.__doc__ = fn.__doc__

@@ -58,6 +58,7 @@ from fedcomp.checks.predict import combine as combine_wrong
 from fedcomp.checks.predict import (cheaper, each, flipped, itself, parse_expression, scaled,
                                     shifted, steeper, times)
 from fedcomp.runner.results import run
+from fedcomp.rates.parts import SPEEDUP_PART, communication_part, rate_part
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, SPEEDUP_FLOOR,
                                    SPEEDUP_FLOOR_REASON, bound_constant_verdict, combine,
                                    cost_floor, equal_verdict, exponent_verdict,
@@ -1454,7 +1455,8 @@ def _rate_result(parts, predicted, info, extra=""):
     detail = "; ".join(f"{p['part']}: {p['verdict']} -- {p['reason']}" for p in parts) + extra
     return CheckResult(verdict, predicted, {"parts": parts, **info}, detail,
                        interval=deciding_interval([(p["verdict"], p["interval"])
-                                                   for p in parts]))
+                                                   for p in parts]),
+                       panels={p["part"]: p["verdict"] for p in parts})
 
 
 def _rate_parts(predicted, m, spec):
@@ -1464,7 +1466,7 @@ def _rate_parts(predicted, m, spec):
     for problem, var in spec:
         entry = v["rates"][problem]
         fixed = f"K={v.get('K0')}" if var == "T" else f"T={v.get('Tmax')}"
-        parts.append(_part(f"{problem} E||grad||^2 vs {var} ({fixed})", entry[var],
+        parts.append(_part(f"{rate_part(problem, var)} ({fixed})", entry[var],
                            predicted[var], v["max_width"], SGD_FLOOR, SGD_FLOOR_REASON,
                            entry.get("regime") if var == "T" else None,
                            entry.get("T_upper_half") if var == "T" else None, len(spec)))
@@ -1723,14 +1725,14 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
     # samples and rounds
     family = int(lq.get("speedup") is not None) + 2 * len(problems)
     if lq.get("speedup") is None:
-        parts.append({"part": "linear speed-up (samples per client to eps vs K)",
+        parts.append({"part": f"{SPEEDUP_PART} (samples per client to eps vs K)",
                       "verdict": "inconclusive", "slope": None, "interval": [None, None],
                       "predicted": sp_["K"],
                       "reason": lq.get("speedup_why_not") or (
                           f"no target eps={lq['speedup_eps']:.3g} is reached by two K on the "
                           f"grid")})
     else:
-        parts.append(_part(f"linear speed-up: samples per client to reach "
+        parts.append(_part(f"{SPEEDUP_PART}: samples per client to reach "
                            f"eps={lq['speedup_eps']:.3g} vs K", lq["speedup"], sp_["K"], 2 * w,
                            floor=SPEEDUP_FLOOR, floor_reason=SPEEDUP_FLOOR_REASON,
                            family=family))
@@ -1742,7 +1744,8 @@ def _complexity_parts(predicted, m, rounds_cost, problems=("LQ", "LQ-residual"))
                                 floor_reason=SGD_FLOOR_REASON,
                                 tail=c.get("eps_vs_samples_upper_half"), regime=reg,
                                 family=family))
-        parts.append(_cost_part(f"{problem} communication (K={v['K0']}): eps vs {rounds_cost}",
+        parts.append(_cost_part(f"{communication_part(problem)} (K={v['K0']}): eps vs "
+                                f"{rounds_cost}",
                                 c[f"eps_vs_{rounds_cost}"], predicted["rounds"]["eps"], w,
                                 t_per_cost=c["t_per_cost"][rounds_cost],
                                 tail=c.get(f"eps_vs_{rounds_cost}_upper_half"), regime=reg,

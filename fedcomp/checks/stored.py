@@ -386,7 +386,7 @@ def experiment_check(experiment: str, metrics: tuple, cells: dict, paper_budget:
         return CheckResult(verdict, predicted, v["cells"], detail, panels=panels)
 
     measure = Measure(_measure_ordering, experiment, metrics, cells, paper_budget, note, points,
-                      key, name=f"stored[{experiment}]",
+                      key, name=f"stored[{experiment}]", by_profile=False,
                       synthetic=functools.partial(synthetic_measurement, key=key, cells=cells,
                                                   metrics=metrics, points=points,
                                                   higher_is_better=higher_is_better))
@@ -540,7 +540,7 @@ def local_steps_check(experiment: str, metric: str, methods: dict, at: str, pape
                                                 "per method": per_method}, detail)
 
     measure = Measure(_measure_saturation, experiment, metric, methods, at, paper_budget, note,
-                      name=f"stored[{experiment}, I sweep at equal {at}]",
+                      name=f"stored[{experiment}, I sweep at equal {at}]", by_profile=False,
                       synthetic=functools.partial(_synthetic_saturation, methods, at))
     return Check(measure, judge, lambda pred: [{**pred, key: not pred[key]}])
 
@@ -589,5 +589,6 @@ def joint_check(*checks: Check) -> Check:
     parts = tuple(c.measure for c in checks)
     measure = Measure(_measure_joint, parts,
                       name=" + ".join(c.measure.__qualname__ for c in checks),
+                      by_profile=any(getattr(c.measure, "by_profile", True) for c in checks),
                       synthetic=functools.partial(_synthetic_joint, parts))
     return Check(measure, judge, lambda pred: [w for c in checks for w in c.wrong(pred)])

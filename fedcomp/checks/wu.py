@@ -56,6 +56,7 @@ from fedcomp.checks.core import (Check, CheckResult, Claim, Measure, Measurement
 from fedcomp.checks.predict import combine as combine_wrongs
 from fedcomp.checks.predict import each, flipped, scaled, shifted, steeper
 from fedcomp.rates.measure import diverged_text
+from fedcomp.rates.parts import exponent_part
 from fedcomp.theory.complexity import FIRST_TERM
 from fedcomp.rates.verdict import (SGD_FLOOR, SGD_FLOOR_REASON, VR_FLOOR, VR_FLOOR_REASON,
                                    combine, equal_verdict, paired_equivalence_verdict,
@@ -201,7 +202,7 @@ def _rate_judge(floor: float, floor_reason: str):
                            interval=deciding_interval(
                                [(p, measured[f"exponent_in_{o}"]["interval"])
                                 for p, o in zip(parts, ("T", "N"))]),
-                           panels={f"exponent in {o}": p for p, o in zip(parts, ("T", "N"))})
+                           panels={exponent_part(o): p for p, o in zip(parts, ("T", "N"))})
     judge.__name__ = judge.__qualname__ = f"judge_rates_floor_{abs(floor):.3f}"
     return judge
 

@@ -34,9 +34,10 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
     fig, (ax, az) = plt.subplots(1, 2, figsize=(9.0, 4.2), gridspec_kw={"width_ratios": [3, 1]})
     arms = list(dict.fromkeys([r["arm"] for r in records] + list(diverged)))
     styles = S.method_colours(arms)
-    _compared_panel(az, records, arms, styles, x, compare_at, diverged, metric, labels)
-    for arm in arms:
-        rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
+    series = {arm: sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
+              for arm in arms}
+    _compared_panel(az, series, styles, x, compare_at, diverged, metric, labels)
+    for arm, rs in series.items():
         c, mk = styles[arm]
         label = labels.get(arm, arm)
         if not rs:
@@ -80,14 +81,13 @@ def curves_figure(records: list[dict], metric: str, title: str, x: str = "t",
                    title + (f"\n{note}" if note else ""))
 
 
-def _compared_panel(az, records, arms, styles, x, compare_at, diverged, metric,
-                    labels) -> None:
+def _compared_panel(az, series, styles, x, compare_at, diverged, metric, labels) -> None:
     """Beside the curves, on an axis of their own: each arm's value where the verdict compares
     them (the last evaluation, or `compare_at`) with its 95 % interval, so that differences of
     a thousandth, invisible on the curves' axis, can be read. An arm that diverged in some seeds
     is drawn hollow (the mean of the others); one without a value there is left out."""
-    for i, arm in enumerate(arms):
-        rs = sorted((r for r in records if r["arm"] == arm), key=lambda r: r["t"])
+    arms = list(series)
+    for i, (arm, rs) in enumerate(series.items()):
         if compare_at is not None:
             rs = [r for r in rs if r[x] == compare_at]
         if not rs:

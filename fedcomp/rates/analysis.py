@@ -83,14 +83,19 @@ def mean_curves(summary: pd.DataFrame, quantity: str = "avg_grad_sq"):
         return Ks, Ts, np.nanmean(arr, axis=0)
 
 
+def _level_range(summary: pd.DataFrame, quantity: str):
+    """(Ks, lowest, highest): each K's smallest and largest mean over seeds on the grid (NaN
+    for a K without a finite mean)."""
+    Ks, _, m = mean_curves(summary, quantity)
+    with warnings.catch_warnings():   # a K without a finite mean: NaN, decided by the callers
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return Ks, np.nanmin(m, axis=1), np.nanmax(m, axis=1)
+
+
 def target_eps(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> float:
     """Geometric middle of [max_K min_T mean, min_K max_T mean]: a level every K's curve of seed
     means reaches on the grid (NaN if none does)."""
-    Ks, Ts, m = mean_curves(summary, quantity)
-    with warnings.catch_warnings():   # a K without a finite mean: NaN, decided below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lowest = np.nanmin(m, axis=1)   # per K: smallest mean on the grid
-        highest = np.nanmax(m, axis=1)
+    _, lowest, highest = _level_range(summary, quantity)
     lo, hi = np.max(lowest), np.min(highest)
     if not (np.isfinite(lo) and np.isfinite(hi)) or lo >= hi:
         return math.nan
@@ -101,14 +106,12 @@ def no_common_level(summary: pd.DataFrame, quantity: str = "avg_grad_sq") -> str
     """Why :func:`target_eps` found no level (its rule: one that every K's curve of seed means
     reaches on the grid), with the numbers: the highest of the K's lowest means against the
     lowest of their highest."""
-    Ks, Ts, m = mean_curves(summary, quantity)
-    empty = [int(k) for k, row in zip(Ks, m) if not np.isfinite(row).any()]
+    Ks, lowest, highest = _level_range(summary, quantity)
+    empty = [int(k) for k, lo in zip(Ks, lowest) if not np.isfinite(lo)]
     if empty:     # target_eps's max / min then are NaN: these K decide it
         return (f"no level of {quantity} that every K reaches: K = "
                 f"{', '.join(str(k) for k in empty)} ha{'s' if len(empty) == 1 else 've'} no "
                 f"finite mean on the grid (every run diverged or missing)")
-    lowest, highest = np.min(m, axis=1, where=np.isfinite(m), initial=np.inf), \
-        np.max(m, axis=1, where=np.isfinite(m), initial=-np.inf)
     i, j = int(np.argmax(lowest)), int(np.argmin(highest))
     return (f"no level of {quantity} that every K's curve reaches on the grid: K = {Ks[i]} "
             f"never falls below {lowest[i]:.3g}, K = {Ks[j]} never rises above "

@@ -76,6 +76,7 @@ from pathlib import Path
 import numpy as np
 
 from fedcomp.rates.measure import diverged_runs
+from fedcomp.rates.parts import exponent_part
 from fedcomp.runner.results import run_many
 
 RATE_PROBLEM = "fedcomp.rates.fcsg:rate_problem"
@@ -317,11 +318,11 @@ def rate_sweeps(algorithm: str, profile: str, out_dir: Path, compare: str | None
     out["figures"] = [
         _plot(claim, "rate-T", _fits_figure, [(ALGS[algorithm], fits["T"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nN = {P['K0']}, m = {RATE_M}",
-              "T", "mean ||grad Phi||^2 over t in [T/2, T]", ref, panel="exponent in T"),
+              "T", "mean ||grad Phi||^2 over t in [T/2, T]", ref, panel=exponent_part("T")),
         _plot(claim, "rate-N", _fits_figure, [(ALGS[algorithm], fits["N"])],
               f"{ALGS[algorithm]} under {claim}'s schedule\nT = {P['T_for_N']}, m = {RATE_M}",
               "N (clients)", "mean ||grad Phi||^2 over t in [T/2, T]", ref,
-              panel="exponent in N"),
+              panel=exponent_part("N")),
     ]
     return out
 

@@ -49,6 +49,7 @@ import numpy as np
 from fedcomp.rates import schedules as S
 from fedcomp.rates.analysis import (cost_grid, exponent, no_common_level, paired_ratio_fit,
                                     speedup, t_per_cost)
+from fedcomp.rates.parts import SPEEDUP_PART, communication_part, rate_part
 from fedcomp.rates.fit import fit_exponent, upper_half
 from fedcomp.rates.measure import Sweep, diverged_text, matrix
 from fedcomp.rates.verdict import regime
@@ -252,26 +253,26 @@ def measure_feddro(profile: str, out_dir: Path) -> dict:
     figs = [
         _fig_rate(lq, c, "lq-T", "T", {"K": K0},
                   "FedDRO (Thm 4.3), LQ d=10, d_g=5 (g(x*) = 0), noisy heterogeneous clients",
-                  panel="LQ E||grad||^2 vs T"),
+                  panel=rate_part("LQ", "T")),
         _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
-                  "FedDRO (Thm 4.3), LQ d=10, d_g=5: exponent in K", panel="LQ E||grad||^2 vs K"),
+                  "FedDRO (Thm 4.3), LQ d=10, d_g=5: exponent in K", panel=rate_part("LQ", "K")),
         _fig_rate(res, c, "lq-residual-T", "T", {"K": K0},
                   "FedDRO (Thm 4.3), LQ d=4, d_g=8 (g(x*) != 0)",
-                  panel="LQ-residual E||grad||^2 vs T"),
+                  panel=rate_part("LQ-residual", "T")),
         _fig_rate(kl, c, "kl-T", "T", {"K": K0},
                   "FedDRO, KL-DRO logistic regression (Assumption 3.2 holds on bounded sets "
-                  "only: judged on where the runs end)", panel="KL-DRO E||grad||^2 vs T"),
+                  "only: judged on where the runs end)", panel=rate_part("KL-DRO", "T")),
         _plot(cor, "speedup", "speedup_plot", lq,
-              title="FedDRO: samples per client to reach eps", panel="linear speed-up"),
+              title="FedDRO: samples per client to reach eps", panel=SPEEDUP_PART),
         # model rounds are khanduri.cor4.4.model-rounds' cost; Definition 3.7's exchanges,
         # khanduri.cor4.4's, have their own figure (the next one)
         _plot(cor[1], "rounds", "cost_plot", {"model rounds": lq}, "rounds",
               {"model rounds": 1.5}, title="FedDRO: model rounds against 1/eps (LQ)", K=K0,
-              panel="LQ communication"),
+              panel=communication_part("LQ")),
         _plot(cor[0], "exchanges", "cost_plot", {"Definition 3.7 exchanges": _exchanges(lq)},
               "exchanges", {"Definition 3.7 exchanges": 1.5},
               title="FedDRO: client-server exchanges (Definition 3.7) against 1/eps", K=K0,
-              panel="LQ communication"),
+              panel=communication_part("LQ")),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res), _diverged(kl)) if x)
     return {"values": {"rates": rates, "costs": costs, "bias_probe": probes, "K0": K0,
@@ -295,7 +296,7 @@ def measure_feddro_literal(profile: str, out_dir: Path) -> dict:
     probe = bias_probe(_lq(4, 8)(P["K0"]), algorithm="feddro-literal")
     figs = [_fig_rate(res, "khanduri.thm4.3.literal", "lq-residual-T", "T",
                       {"K": P["K0"]}, "FedDRO with (8) read literally, LQ d=4, d_g=8",
-                      panel="LQ-residual E||grad||^2 vs T")]
+                      panel=rate_part("LQ-residual", "T"))]
     div = "; ".join(x for x in (_diverged(lq), _diverged(res)) if x)
     return {"values": {"rates": rates, "bias_probe": {"feddro-literal": probe}, "K0": P["K0"],
                        "max_width": P["max_width"]},
@@ -326,17 +327,17 @@ def measure_dsfeddro(profile: str, out_dir: Path) -> dict:
     figs = [
         _fig_rate(lq, c, "lq-T", "T", {"K": K0},
                   "DS-FedDRO (Thm 5.2 schedule as printed), LQ with only b_k heterogeneous "
-                  "(Assumption 5.1)", panel="LQ E||grad||^2 vs T"),
+                  "(Assumption 5.1)", panel=rate_part("LQ", "T")),
         _fig_rate(lq, c, "lq-K", "K", {"T": max(P["Ts"])},
-                  "DS-FedDRO (Thm 5.2 as printed): exponent in K", panel="LQ E||grad||^2 vs K"),
+                  "DS-FedDRO (Thm 5.2 as printed): exponent in K", panel=rate_part("LQ", "K")),
         _fig_rate(eff, c, "diagnostic-T", "T", {"K": K0},
                   "DS-FedDRO diagnostic: gamma_x = gamma_y = 0.25 sqrt(K I) (not the printed "
                   "schedule; reported, not judged)", panel=NOT_JUDGED),
         _plot("khanduri.cor5.3", "speedup", "speedup_plot", lq,
-              title="DS-FedDRO: samples per client to reach eps", panel="linear speed-up"),
+              title="DS-FedDRO: samples per client to reach eps", panel=SPEEDUP_PART),
         _plot("khanduri.cor5.3", "rounds", "cost_plot", {"DS-FedDRO": lq}, "rounds",
               {"DS-FedDRO": 1.0}, title="DS-FedDRO: rounds against 1/eps", K=K0,
-              panel="LQ communication"),
+              panel=communication_part("LQ")),
     ]
     div = "; ".join(x for x in (_diverged(lq), _diverged(eff), _diverged(outside)) if x)
     return {"values": {"rates": rates, "costs": costs, "K0": K0, "Tmax": max(P["Ts"]),

@@ -22,10 +22,11 @@ class Plot:
     ``draw()``: builds the matplotlib Figure from data the check measured or judged, without the
     verdict (the report adds it, :func:`fedcomp.figures.style.verdict_badge`); ``claims``: the
     ids of the claims it is evidence for; empty: every claim judged on the measurement that
-    returned it. ``panel``: for a figure of one part of a claim, the start of that part's label
-    in the claim's measured parts (its badge then adds the part's own verdict: a part that
-    passes is never shown under its claim's fail alone), or :data:`NOT_JUDGED` for a panel the
-    verdict reports beside itself without judging it; "" (default): the claim as a whole."""
+    returned it. ``panel``: for a figure of one part of a claim, that part's key in the claim's
+    ``CheckResult.panels``, or the start of it (its badge then adds the part's own verdict: a
+    part that passes is never shown under its claim's fail alone), or :data:`NOT_JUDGED` for a
+    panel the verdict reports beside itself without judging it; "" (default): the claim as a
+    whole."""
     name: str
     draw: Callable[[], Any]
     claims: tuple = ()
